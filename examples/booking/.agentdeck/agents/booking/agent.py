@@ -1,0 +1,10 @@
+# .agentdeck/agents/booking/agent.py
+from agentdeck import Agent, Deck
+
+booking = Agent(
+    name="Booking",
+    instructions="Help the user book a ride.",
+    skills=["parse-request", "quote-fare", "check-availabilty"],
+)
+
+deck = Deck.from_project(agents=[booking])

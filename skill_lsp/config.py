@@ -1,0 +1,227 @@
+"""Typed settings: `[tool.skill-lsp]` in pyproject.toml and the same keys from LSP options."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .catalogue import BY_CODE, RULES, Rule
+from .model import Profile, Severity, Span
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+@dataclass(frozen=True)
+class RootSetting:
+    path: Path
+    profile: Profile
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: tuple[tuple[str, Severity | None], ...] = ()
+    roots: tuple[RootSetting, ...] = ()
+    exclude: tuple[str, ...] = ()
+    user_skills_dir: Path | None = None
+
+    def enabled(self, rule: Rule) -> bool:
+        overrides = dict(self.severity)
+        if rule.code in overrides and overrides[rule.code] is None:
+            return False
+        if any(_matches(rule, pattern) for pattern in self.ignore):
+            return False
+        if any(_matches(rule, pattern) for pattern in self.extend_select):
+            return True
+        if self.select is None:
+            return rule.enabled_by_default or rule.code in overrides
+        return any(_matches(rule, pattern) for pattern in self.select)
+
+    def severity_of(self, rule: Rule, profile: Profile | None) -> Severity | None:
+        overrides = dict(self.severity)
+        if rule.code in overrides:
+            return overrides[rule.code]
+        return rule.severity_for(profile)
+
+
+def _matches(rule: Rule, pattern: str) -> bool:
+    pattern = pattern.strip()
+    return pattern.upper() == "ALL" or rule.code.startswith(pattern.upper()) or rule.name == pattern.lower()
+
+
+@dataclass
+class ConfigProblem:
+    message: str
+    key: str
+
+
+@dataclass
+class LoadedConfig:
+    config: Config
+    path: Path | None = None
+    problems: list[ConfigProblem] = field(default_factory=list)
+
+    def problem_span(self, problem: ConfigProblem, text: str) -> Span:
+        """Where in pyproject.toml the offending key is written."""
+        lines = text.splitlines()
+        in_table = False
+        leaf = problem.key.split(".")[0]
+        for number, line in enumerate(lines):
+            stripped = line.strip()
+            if stripped.startswith("["):
+                in_table = stripped.startswith("[tool.skill-lsp") or stripped.startswith('[tool."skill-lsp"')
+                if in_table and leaf in stripped:
+                    return Span.of(number, 0, number, len(line))
+                continue
+            if in_table and re.match(rf"^\s*\"?{re.escape(leaf)}\"?\s*=", line):
+                return Span.of(number, len(line) - len(line.lstrip()), number, len(line.rstrip()))
+        for number, line in enumerate(lines):
+            if "skill-lsp" in line:
+                return Span.of(number, 0, number, len(line))
+        return Span.of(0, 0, 0, 0)
+
+
+_KNOWN_KEYS = {
+    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir",
+}
+
+
+def _codes(value: Any, key: str, problems: list[ConfigProblem]) -> tuple[str, ...] | None:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        problems.append(ConfigProblem(f"'{key}' must be a list of rule codes such as [\"SK1\", \"AD101\"]; got {value!r}", key))
+        return None
+    unknown = [
+        item for item in value
+        if item.upper() != "ALL" and not any(r.code.startswith(item.upper()) or r.name == item.lower() for r in RULES)
+    ]
+    if unknown:
+        problems.append(ConfigProblem(f"'{key}' names no known rule: {', '.join(unknown)} (see `skill-lsp rules`)", key))
+    return tuple(item for item in value if item not in unknown)
+
+
+def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> tuple[Config, list[ConfigProblem]]:
+    """Build a Config from a `[tool.skill-lsp]` table (or the LSP `skillLsp` object)."""
+    problems: list[ConfigProblem] = []
+    config = Config()
+
+    def key(name: str) -> str:
+        if not camel:
+            return name
+        head, *rest = name.split("-")
+        return head + "".join(part.capitalize() for part in rest)
+
+    known = {key(k) for k in _KNOWN_KEYS}
+    for name in data:
+        if name not in known and not (camel and name in ("validate", "debounce", "server", "trace")):
+            problems.append(ConfigProblem(f"unknown setting '{name}'; known: {', '.join(sorted(known))}", name))
+
+    if key("select") in data:
+        select = _codes(data[key("select")], key("select"), problems)
+        if select is not None:
+            config = replace(config, select=select)
+    if key("extend-select") in data:
+        extend = _codes(data[key("extend-select")], key("extend-select"), problems)
+        if extend is not None:
+            config = replace(config, extend_select=extend)
+    if key("ignore") in data:
+        ignore = _codes(data[key("ignore")], key("ignore"), problems)
+        if ignore is not None:
+            config = replace(config, ignore=ignore)
+    if key("severity") in data:
+        value = data[key("severity")]
+        if not isinstance(value, dict):
+            problems.append(ConfigProblem(f"'{key('severity')}' must be a table of CODE = \"error|warning|information|hint|off\"; got {value!r}", key("severity")))
+        else:
+            levels: list[tuple[str, Severity | None]] = []
+            for code, level in value.items():
+                if str(code).upper() not in BY_CODE:
+                    problems.append(ConfigProblem(f"'{key('severity')}' names unknown rule '{code}'", key("severity")))
+                    continue
+                if isinstance(level, str) and level.strip().lower() in ("off", "none", "ignore"):
+                    levels.append((str(code).upper(), None))
+                    continue
+                try:
+                    levels.append((str(code).upper(), Severity.parse(str(level))))
+                except KeyError:
+                    problems.append(ConfigProblem(
+                        f"severity of {code} must be error, warning, information, hint or off; got {level!r}", key("severity")))
+            config = replace(config, severity=tuple(levels))
+    if key("roots") in data:
+        value = data[key("roots")]
+        roots: list[RootSetting] = []
+        if not isinstance(value, list):
+            problems.append(ConfigProblem(f"'{key('roots')}' must be a list of {{path = \"...\", profile = \"agentdeck|claude|spec\"}}; got {value!r}", key("roots")))
+        else:
+            for entry in value:
+                if isinstance(entry, str):
+                    entry = {"path": entry}
+                if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry.get("path"):
+                    problems.append(ConfigProblem(f"each root must be a table with a 'path' string; got {entry!r}", key("roots")))
+                    continue
+                profile_name = entry.get("profile", "spec")
+                try:
+                    profile = Profile(str(profile_name).lower())
+                except ValueError:
+                    problems.append(ConfigProblem(f"root profile must be agentdeck, claude or spec; got {profile_name!r}", key("roots")))
+                    continue
+                path = Path(entry["path"]).expanduser()
+                roots.append(RootSetting(path if path.is_absolute() else base / path, profile))
+        config = replace(config, roots=tuple(roots))
+    if key("exclude") in data:
+        value = data[key("exclude")]
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            problems.append(ConfigProblem(f"'{key('exclude')}' must be a list of glob patterns; got {value!r}", key("exclude")))
+        else:
+            config = replace(config, exclude=tuple(value))
+    if key("user-skills-dir") in data:
+        value = data[key("user-skills-dir")]
+        if value in ("", None):
+            pass
+        elif not isinstance(value, str):
+            problems.append(ConfigProblem(f"'{key('user-skills-dir')}' must be a path string; got {value!r}", key("user-skills-dir")))
+        else:
+            path = Path(value).expanduser()
+            config = replace(config, user_skills_dir=path if path.is_absolute() else base / path)
+    return config, problems
+
+
+def load_pyproject(path: Path) -> LoadedConfig | None:
+    """The `[tool.skill-lsp]` table of one pyproject.toml; None when it has none."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if "skill-lsp" not in text:
+        return None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        return LoadedConfig(Config(), path, [ConfigProblem(f"pyproject.toml is not valid TOML: {error}", "tool.skill-lsp")])
+    table = data.get("tool", {}).get("skill-lsp") if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        return LoadedConfig(Config(), path, [ConfigProblem("[tool.skill-lsp] must be a table", "tool.skill-lsp")])
+    config, problems = parse_settings(table, path.parent)
+    return LoadedConfig(config, path, problems)
+
+
+def merge(base: Config, override: Config) -> Config:
+    """Settings given later (CLI flags, editor settings) over a project's file."""
+    return Config(
+        select=override.select if override.select is not None else base.select,
+        extend_select=base.extend_select + override.extend_select,
+        ignore=base.ignore + override.ignore,
+        severity=base.severity + override.severity,
+        roots=base.roots + override.roots,
+        exclude=base.exclude + override.exclude,
+        user_skills_dir=override.user_skills_dir or base.user_skills_dir,
+    )

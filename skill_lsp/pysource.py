@@ -1,0 +1,476 @@
+"""Python text -> the Agent / Deck / ClaudeAgentOptions calls it makes, with spans.
+
+Static only: the file is parsed with tree-sitter (error tolerant) and never
+imported or executed. A call counts only when its callee resolves through the
+file's own imports to `agentdeck` or `claude_agent_sdk`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Literal
+
+import tree_sitter_python
+from tree_sitter import Language, Node, Parser
+
+from .model import Position, Span
+
+_LANGUAGE = Language(tree_sitter_python.language())
+_PARSER = Parser(_LANGUAGE)
+
+AGENTDECK = "agentdeck"
+CLAUDE_SDK = "claude_agent_sdk"
+_FRAMEWORKS = (AGENTDECK, CLAUDE_SDK)
+_IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+CallKind = Literal["agent", "deck", "deck_from_project", "claude_options"]
+ValueKind = Literal["str", "list", "tuple", "dict", "none", "name", "path", "number", "bool", "bytes", "other"]
+
+
+@dataclass
+class PyValue:
+    kind: ValueKind
+    span: Span
+    # str: the literal's value (None for an f-string with placeholders)
+    text: str | None = None
+    # str: the span between the quotes (where completion and edits go)
+    content_span: Span | None = None
+    items: list[PyValue] = field(default_factory=list)
+    pairs: list[tuple[PyValue, PyValue]] = field(default_factory=list)
+    # name: the identifier (or the last attribute of a dotted name)
+    name: str | None = None
+    # path: the statically evaluated path (relative paths stay relative);
+    # str values get one too, since a str can be a root
+    path: PurePath | None = None
+    # an inline call inside a list (an Agent(...) written into agents=[...])
+    call: Call | None = None
+
+
+@dataclass
+class Keyword:
+    name: str
+    name_span: Span
+    value: PyValue
+
+
+@dataclass
+class Call:
+    kind: CallKind
+    framework: str
+    callee_span: Span
+    span: Span
+    keywords: dict[str, Keyword]
+    assigned_to: str | None = None
+    # index within PySource.calls
+    index: int = 0
+
+    def keyword(self, name: str) -> PyValue | None:
+        entry = self.keywords.get(name)
+        return entry.value if entry is not None else None
+
+    def string_arg(self, name: str) -> str | None:
+        value = self.keyword(name)
+        return value.text if value is not None and value.kind == "str" else None
+
+
+@dataclass
+class PySource:
+    calls: list[Call] = field(default_factory=list)
+    # line -> suppressed codes (empty: all)
+    ignores: dict[int, set[str]] = field(default_factory=dict)
+    # the file imports agentdeck / claude_agent_sdk at all
+    frameworks: set[str] = field(default_factory=set)
+    # names imported from other project modules: local name -> (module, name)
+    imports: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def agents(self) -> list[Call]:
+        return [call for call in self.calls if call.kind == "agent"]
+
+
+class _Lines:
+    """Byte columns (tree-sitter) -> code point columns."""
+
+    def __init__(self, data: bytes) -> None:
+        self.lines = data.split(b"\n")
+
+    def position(self, row: int, byte_column: int) -> Position:
+        if row >= len(self.lines):
+            return Position(row, byte_column)
+        line = self.lines[row]
+        if line.isascii():
+            return Position(row, byte_column)
+        return Position(row, len(line[:byte_column].decode("utf-8", errors="replace")))
+
+    def span(self, node: Node) -> Span:
+        start = node.start_point
+        end = node.end_point
+        return Span(self.position(start[0], start[1]), self.position(end[0], end[1]))
+
+
+def parse_python(text: str, path: PurePath | None = None) -> PySource:
+    source = PySource()
+    if AGENTDECK not in text and CLAUDE_SDK not in text:
+        return source  # cannot name either framework: nothing to find
+    data = text.encode("utf-8", errors="surrogatepass")
+    tree = _PARSER.parse(data)
+    scanner = _Scanner(source, _Lines(data), path)
+    scanner.scan(tree.root_node)
+    return source
+
+
+class _Scanner:
+    def __init__(self, source: PySource, lines: _Lines, path: PurePath | None) -> None:
+        self.source = source
+        self.lines = lines
+        self.path = path
+        # local name -> ("module", module) or ("symbol", "Agent") etc.
+        self.bindings: dict[str, tuple[str, str]] = {}
+        # module-level NAME = <expression>, for Deck(skills=SKILLS_DIR)
+        self.constants: dict[str, Node] = {}
+
+    def scan(self, root: Node) -> None:
+        calls: list[Node] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "import_from_statement":
+                self._import_from(node)
+                continue
+            if kind == "import_statement":
+                self._import(node)
+                continue
+            if kind == "comment":
+                self._comment(node)
+                continue
+            if kind == "call":
+                calls.append(node)
+            elif kind == "assignment" and node.parent is not None and node.parent.parent is not None:
+                if node.parent.parent.type == "module":
+                    left = node.child_by_field_name("left")
+                    right = node.child_by_field_name("right")
+                    if left is not None and right is not None and left.type == "identifier":
+                        self.constants[_text(left)] = right
+            if kind in ("string", "integer", "float"):
+                continue  # leaves for our purpose; strings are read where used
+            stack.extend(reversed(node.children))
+        if not self.bindings:
+            return
+        seen: dict[int, Call] = {}
+        for node in sorted(calls, key=lambda n: n.start_byte):
+            call = self._call(node, seen)
+            if call is not None:
+                call.index = len(self.source.calls)
+                self.source.calls.append(call)
+
+    # -- imports -------------------------------------------------------------
+
+    def _import_from(self, node: Node) -> None:
+        module_node = node.child_by_field_name("module_name")
+        if module_node is None:
+            return
+        module = _text(module_node)
+        framework = _framework_of(module)
+        names: list[tuple[str, str]] = []
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                name_node = child.child_by_field_name("name")
+                alias_node = child.child_by_field_name("alias")
+                if name_node is not None and alias_node is not None:
+                    names.append((_text(name_node), _text(alias_node)))
+            else:
+                names.append((_text(child), _text(child)))
+        if any(child.type == "wildcard_import" for child in node.children) and framework:
+            names.extend((n, n) for n in ("Agent", "Deck", "ClaudeAgentOptions"))
+        for name, local in names:
+            if framework:
+                self.source.frameworks.add(framework)
+                self.bindings[local] = ("symbol", f"{framework}:{name}")
+            else:
+                self.source.imports[local] = (module, name)
+
+    def _import(self, node: Node) -> None:
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                name_node = child.child_by_field_name("name")
+                alias_node = child.child_by_field_name("alias")
+                if name_node is None or alias_node is None:
+                    continue
+                module, local = _text(name_node), _text(alias_node)
+                framework = _framework_of(module)
+                if framework:
+                    self.source.frameworks.add(framework)
+                    self.bindings[local] = ("module", framework)
+            else:
+                module = _text(child)
+                framework = _framework_of(module)
+                if framework:
+                    self.source.frameworks.add(framework)
+                    # `import agentdeck.core` binds `agentdeck`
+                    self.bindings[module.split(".")[0]] = ("module", framework)
+
+    def _comment(self, node: Node) -> None:
+        text = _text(node)
+        match = _IGNORE.search(text)
+        if match:
+            codes = match.group(1)
+            line = node.start_point[0]
+            self.source.ignores[line] = (
+                {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
+            )
+
+    # -- calls ---------------------------------------------------------------
+
+    def _resolve(self, node: Node) -> str | None:
+        """'agentdeck:Agent' for a callee naming an imported framework symbol."""
+        if node.type == "identifier":
+            binding = self.bindings.get(_text(node))
+            if binding and binding[0] == "symbol":
+                return binding[1]
+            return None
+        if node.type == "attribute":
+            obj = node.child_by_field_name("object")
+            attr = node.child_by_field_name("attribute")
+            if obj is None or attr is None:
+                return None
+            name = _text(attr)
+            if obj.type == "identifier":
+                binding = self.bindings.get(_text(obj))
+                if binding and binding[0] == "module":
+                    return f"{binding[1]}:{name}"
+            inner = self._resolve(obj)
+            if inner is not None:
+                return f"{inner}.{name}"
+            # agentdeck.core.Agent: a dotted path under a framework module
+            root = obj
+            while root.type == "attribute":
+                child = root.child_by_field_name("object")
+                if child is None:
+                    return None
+                root = child
+            if root.type == "identifier":
+                binding = self.bindings.get(_text(root))
+                if binding and binding[0] == "module":
+                    return f"{binding[1]}:{name}"
+        return None
+
+    def _call(self, node: Node, seen: dict[int, Call]) -> Call | None:
+        if node.id in seen:
+            return seen[node.id]
+        callee = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        if callee is None or arguments is None or arguments.type != "argument_list":
+            return None
+        target = self._resolve(callee)
+        kinds: dict[str, CallKind] = {
+            "agentdeck:Agent": "agent",
+            "agentdeck:Deck": "deck",
+            "agentdeck:Deck.from_project": "deck_from_project",
+            "claude_agent_sdk:ClaudeAgentOptions": "claude_options",
+        }
+        kind = kinds.get(target or "")
+        if kind is None:
+            return None
+        keywords: dict[str, Keyword] = {}
+        for child in arguments.named_children:
+            if child.type != "keyword_argument":
+                continue
+            name_node = child.child_by_field_name("name")
+            value_node = child.child_by_field_name("value")
+            if name_node is None or value_node is None:
+                continue
+            keywords[_text(name_node)] = Keyword(
+                _text(name_node), self.lines.span(name_node), self._value(value_node, seen, 0)
+            )
+        callee_span = self.lines.span(callee)
+        if kind == "deck_from_project" and callee.type == "attribute":
+            attr = callee.child_by_field_name("attribute")
+            if attr is not None:
+                callee_span = Span(self.lines.span(callee).start, self.lines.span(attr).end)
+        call = Call(
+            kind=kind,
+            framework=AGENTDECK if kind != "claude_options" else CLAUDE_SDK,
+            callee_span=callee_span,
+            span=self.lines.span(node),
+            keywords=keywords,
+            assigned_to=_assigned_name(node),
+        )
+        seen[node.id] = call
+        return call
+
+    def _value(self, node: Node, seen: dict[int, Call], depth: int) -> PyValue:
+        span = self.lines.span(node)
+        kind = node.type
+        if depth > 50:
+            return PyValue("other", span)
+        if kind == "parenthesized_expression" and node.named_child_count == 1:
+            inner = node.named_children[0]
+            return self._value(inner, seen, depth + 1)
+        if kind in ("string", "concatenated_string"):
+            return self._string(node, span)
+        if kind in ("list", "tuple"):
+            items = [self._value(child, seen, depth + 1) for child in node.named_children if child.type != "comment"]
+            return PyValue("list" if kind == "list" else "tuple", span, items=items)
+        if kind == "dictionary":
+            pairs = []
+            for child in node.named_children:
+                if child.type == "pair":
+                    key = child.child_by_field_name("key")
+                    value = child.child_by_field_name("value")
+                    if key is not None and value is not None:
+                        pairs.append((self._value(key, seen, depth + 1), self._value(value, seen, depth + 1)))
+            return PyValue("dict", span, pairs=pairs)
+        if kind == "none":
+            return PyValue("none", span)
+        if kind in ("true", "false"):
+            return PyValue("bool", span, text=kind)
+        if kind in ("integer", "float"):
+            return PyValue("number", span, text=_text(node))
+        if kind == "call" and self._resolve_call_kind(node):
+            call = self._call(node, seen)
+            return PyValue("other", span, call=call)
+        path = self._path(node, 0)
+        if path is not None:
+            return PyValue("path", span, path=path)
+        if kind == "identifier":
+            return PyValue("name", span, name=_text(node))
+        if kind == "attribute":
+            attr = node.child_by_field_name("attribute")
+            return PyValue("name", span, name=_text(attr) if attr is not None else None)
+        return PyValue("other", span)
+
+    def _resolve_call_kind(self, node: Node) -> bool:
+        callee = node.child_by_field_name("function")
+        return callee is not None and self._resolve(callee) is not None
+
+    def _string(self, node: Node, span: Span) -> PyValue:
+        parts = node.named_children if node.type == "concatenated_string" else [node]
+        values: list[str] = []
+        is_bytes = False
+        dynamic = False
+        content_span: Span | None = None
+        for part in parts:
+            if part.type != "string":
+                dynamic = True
+                continue
+            start = part.child(0)
+            prefix = _text(start).lower() if start is not None else ""
+            if "b" in prefix:
+                is_bytes = True
+            if "f" in prefix and any(c.type == "interpolation" for c in part.named_children):
+                dynamic = True
+            end = part.child(part.child_count - 1)
+            if start is not None and end is not None and end.type == "string_end" and content_span is None:
+                content_span = Span(
+                    self.lines.position(*start.end_point), self.lines.position(*end.start_point)
+                )
+            elif content_span is None and start is not None:
+                # unterminated: the content runs to the end of the node
+                content_span = Span(self.lines.position(*start.end_point), self.lines.span(part).end)
+            if not dynamic and not is_bytes and end is not None and end.type == "string_end":
+                literal = _text(part)
+                try:
+                    value = ast.literal_eval(literal.replace("f", "", 1) if "f" in prefix else literal)
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    dynamic = True
+                    continue
+                if isinstance(value, str):
+                    values.append(value)
+                else:
+                    is_bytes = True
+            elif end is None or end.type != "string_end":
+                dynamic = True
+        if is_bytes:
+            return PyValue("bytes", span, content_span=content_span)
+        text = None if dynamic else "".join(values)
+        path = PurePath(text) if text else None
+        return PyValue("str", span, text=text, content_span=content_span if len(parts) == 1 else span, path=path)
+
+    # -- static path expressions ----------------------------------------------
+
+    def _path(self, node: Node, depth: int) -> PurePath | None:
+        """Evaluate Path("x"), Path(__file__).parent / "skills", os.path.join(...)."""
+        if depth > 20:
+            return None
+        kind = node.type
+        if kind in ("string", "concatenated_string"):
+            value = self._string(node, self.lines.span(node))
+            return PurePath(value.text) if value.kind == "str" and value.text else None
+        if kind == "identifier":
+            name = _text(node)
+            if name == "__file__" and self.path is not None:
+                return self.path
+            constant = self.constants.get(name)
+            if constant is not None and constant.id != node.id:
+                return self._path(constant, depth + 1)
+            return None
+        if kind == "parenthesized_expression" and node.named_child_count == 1:
+            return self._path(node.named_children[0], depth + 1)
+        if kind == "binary_operator":
+            operator = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if operator is None or left is None or right is None or _text(operator) != "/":
+                return None
+            a, b = self._path(left, depth + 1), self._path(right, depth + 1)
+            return a / b if a is not None and b is not None else None
+        if kind == "attribute":
+            obj = node.child_by_field_name("object")
+            attr = node.child_by_field_name("attribute")
+            if obj is None or attr is None or _text(attr) != "parent":
+                return None
+            base = self._path(obj, depth + 1)
+            return base.parent if base is not None else None
+        if kind == "call":
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if function is None or arguments is None:
+                return None
+            name = _text(function)
+            args = [child for child in arguments.named_children if child.type != "comment"]
+            if name in ("Path", "pathlib.Path", "PurePath", "pathlib.PurePath", "os.path.join"):
+                parts = [self._path(arg, depth + 1) for arg in args]
+                if not parts or any(part is None for part in parts):
+                    return None
+                result = PurePath(*[part for part in parts if part is not None])
+                return result
+            if name in ("os.path.dirname",) and len(args) == 1:
+                base = self._path(args[0], depth + 1)
+                return base.parent if base is not None else None
+            if name in ("os.path.abspath", "os.path.realpath", "os.path.normpath", "str") and len(args) == 1:
+                return self._path(args[0], depth + 1)
+            if function.type == "attribute" and not args:
+                attr = function.child_by_field_name("attribute")
+                obj = function.child_by_field_name("object")
+                if attr is not None and obj is not None and _text(attr) in ("resolve", "absolute", "expanduser"):
+                    return self._path(obj, depth + 1)
+        return None
+
+
+def _framework_of(module: str) -> str | None:
+    for framework in _FRAMEWORKS:
+        if module == framework or module.startswith(framework + "."):
+            return framework
+    return None
+
+
+def _text(node: Node) -> str:
+    data = node.text
+    return data.decode("utf-8", errors="replace") if data is not None else ""
+
+
+def _assigned_name(node: Node) -> str | None:
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is not None and parent.type == "assignment":
+        left = parent.child_by_field_name("left")
+        if left is not None and left.type == "identifier":
+            return _text(left)
+        if left is not None and left.type == "attribute":
+            attr = left.child_by_field_name("attribute")
+            return _text(attr) if attr is not None else None
+    return None

@@ -1,0 +1,205 @@
+"""AD1xx (AgentDeck Agent/Deck calls) and CL1xx (ClaudeAgentOptions) rules."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..index import AgentEntry, DeckEntry, Model, OptionsEntry, Registry
+from ..model import CreateFile, Fix, Related, Span, TextEdit
+from ..pysource import PyValue
+from .report import Reporter, closest, did_you_mean
+
+
+def _replace_fixes(path: Path, item: PyValue, names: list[str]) -> list[Fix]:
+    span = item.content_span or item.span
+    return [
+        Fix(f"Replace with '{name}'", edits=(TextEdit(path, span, name),), preferred=index == 0 and len(names) == 1)
+        for index, name in enumerate(names)
+    ]
+
+
+def _create_fix(registry: Registry, name: str, description: str = "") -> list[Fix]:
+    root = next((root for root in registry.roots if root.prefix == ""), None)
+    if root is None or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
+        return []
+    content = f"---\nname: {name}\ndescription: {description}\n---\n\n"
+    return [Fix(f"Create skill '{name}' in {root.path.name}/", creates=(CreateFile(root.path / name / "SKILL.md", content),))]
+
+
+def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
+    value = agent.call.keyword("skills")
+    if value is None or value.kind == "none":
+        return
+    path = agent.path
+    if value.kind not in ("list", "tuple"):
+        reporter.report(
+            "AD105", path, value.span,
+            "skills= is not a literal list, so its names cannot be checked without running the code",
+        )
+        return
+    seen: dict[str, PyValue] = {}
+    for item in value.items:
+        if item.kind != "str" or item.text is None:
+            reporter.report("AD105", path, item.span, "this entry is not a string literal and cannot be checked")
+            continue
+        name = item.text
+        if name in seen:
+            reporter.report(
+                "AD104", path, item.span, f"'{name}' is listed twice in skills=[...]",
+                fixes=[Fix("Remove the duplicate", edits=(TextEdit(path, _entry_removal(agent, item), ""),), preferred=True)],
+                related=[Related(path, seen[name].span, "first listed here")],
+            )
+            continue
+        seen[name] = item
+        for deck, registry in agent.registries():
+            if registry is None:
+                assert deck is not None
+                reporter.report(
+                    "AD102", path, item.span,
+                    f"'{name}' cannot be resolved: the Deck at {deck.path.name}:{deck.call.span.start.line + 1} has no "
+                    "skills=, so its registry is empty and build() fails; give the Deck skills=\"./skills\" or use "
+                    "Deck.from_project()",
+                    related=[Related(deck.path, deck.call.callee_span, "the Deck without skills=")],
+                )
+                continue
+            if registry.lookup(name) is not None or not registry.complete:
+                continue
+            if any(skill.name == name for skill in model.skills_in(registry)):
+                continue  # its directory is named differently: SK108 reports that on the SKILL.md
+            known = registry.names()
+            near = closest(name, known)
+            where = f"the Deck at {deck.path.name}:{deck.call.span.start.line + 1}" if deck else "any AgentDeck root of the project"
+            roots = ", ".join(str(_rel(root.path, agent.folder)) for root in registry.roots if root.path.is_dir()) or "none exist"
+            reporter.report(
+                "AD101", path, item.span,
+                f"unknown skill '{name}': no skill of {where} has that name (roots: {roots}){did_you_mean(near)}",
+                fixes=_replace_fixes(path, item, near) + _create_fix(registry, name),
+                data={"closest": near, "name": name},
+            )
+            break
+
+
+def _rel(path: Path, folder: Path) -> Path:
+    try:
+        return path.relative_to(folder)
+    except ValueError:
+        return path
+
+
+def _entry_removal(agent: AgentEntry, item: PyValue) -> Span:
+    """The span of ', "name"' so that removing it leaves a valid list."""
+    items = agent.skill_values()
+    index = next(i for i, candidate in enumerate(items) if candidate is item)
+    previous = items[index - 1]
+    return Span(previous.span.end, item.span.end)
+
+
+def check_deck(model: Model, deck: DeckEntry, reporter: Reporter) -> None:
+    value = deck.call.keyword("skills")
+    for root_path, span, exists in deck.declared_roots:
+        if exists:
+            continue
+        reporter.report(
+            "AD103", deck.path, span,
+            f"the skill root '{_rel(root_path, deck.folder)}' does not exist (resolved against "
+            f"{deck.path.parent.name}/ and the workspace); the Deck finds no skills there",
+        )
+    if deck.dynamic and value is not None:
+        reporter.report("AD105", deck.path, value.span, "skills= is not a literal path and cannot be checked")
+
+
+def sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
+    """(code, message) in the Claude Agent SDK's own words for a name it rejects."""
+    if value.kind != "str":
+        shown = {"number": "int", "bool": "bool", "none": "NoneType", "bytes": "bytes"}.get(value.kind, value.kind)
+        return "CL101", f"Skill names must be strings, got {shown}"
+    name = value.text
+    if name is None:
+        return None
+    if not name.strip():
+        return "CL101", "Skill names must be non-empty strings"
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+        return "CL101", (f"Invalid skill name {name!r}: contains a surrogate code point, which can never match a "
+                         "skill the CLI discovered.")
+    if name != name.strip():
+        return "CL101", (f"Invalid skill name {name!r}: leading or trailing whitespace can never match — the Skill "
+                         "tool trims the invoked name.")
+    if re.search(r"[(),\x00-\x1f\x7f-\x9f\ufeff]", name):
+        return "CL101", (f"Invalid skill name {name!r}: parentheses, commas, control characters, and byte-order marks "
+                         "are not allowed. Names match the skill's directory name, or 'plugin:skill' for "
+                         "plugin-qualified skills.")
+    if name == "*":
+        return "CL104", "Invalid skill name '*': use skills=\"all\" to enable every skill."
+    if name.endswith(":*") or name.endswith(" *"):
+        return "CL101", (f"Invalid skill name {name!r}: wildcard-suffix names are not allowed; list each skill by its "
+                         "exact name.")
+    if name.startswith("/"):
+        return "CL101", (f"Invalid skill name {name!r}: skill names may not start with '/'. The skills option takes "
+                         "the canonical name, not the slash-command form.")
+    if "\\\\" in name:
+        return "CL101", (f"Invalid skill name {name!r}: consecutive backslashes are not allowed — the per-rule parser "
+                         "collapses them, so the rule would name a different skill.")
+    if name.endswith("\\"):
+        return "CL101", f"Invalid skill name {name!r}: names may not end with an unpaired backslash."
+    return None
+
+
+def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> None:
+    value = options.call.keyword("skills")
+    path = options.path
+    if value is None or value.kind == "none":
+        return
+    if value.kind == "str":
+        if value.text == "all" or value.text is None:
+            return
+        shown = repr(value.text)
+        reporter.report(
+            "CL102", path, value.span,
+            f"ClaudeAgentOptions.skills must be a list of skill names or \"all\", got {shown}. Did you mean [{shown}]?",
+            fixes=[Fix(f"Change to [{shown}]", edits=(TextEdit(path, value.span, f"[{_source(value)}]"),), preferred=True)],
+        )
+        return
+    if value.kind != "list":
+        if value.kind in ("tuple", "dict", "number", "bool", "bytes"):
+            reporter.report(
+                "CL102", path, value.span,
+                f"ClaudeAgentOptions.skills must be a list of skill names or \"all\", got a {value.kind}; "
+                "other iterables are dropped from the initialize request, which installs no skill filter at all",
+            )
+        else:
+            reporter.report("AD105", path, value.span, "skills= is not a literal and cannot be checked")
+        return
+    registry = options.registry
+    known = registry.names()
+    for item in value.items:
+        if item.kind not in ("str",) and item.kind in ("name", "other"):
+            reporter.report("AD105", path, item.span, "this entry is not a literal and cannot be checked")
+            continue
+        problem = sdk_name_problem(item)
+        if problem is not None:
+            code, message = problem
+            fixes = []
+            if code == "CL104":
+                fixes.append(Fix('Replace the list with skills="all"', edits=(TextEdit(path, value.span, '"all"'),), preferred=True))
+            elif item.text is not None and item.text.strip() != item.text and item.text.strip():
+                fixes.append(Fix("Trim the whitespace", edits=(TextEdit(path, item.content_span or item.span, item.text.strip()),), preferred=True))
+            reporter.report(code, path, item.span, message, fixes=fixes)
+            continue
+        name = item.text
+        if name is None or registry.lookup(name) is not None or not registry.complete:
+            continue
+        near = closest(name, known)
+        roots = ", ".join(str(_rel(root.path, options.folder)) for root in registry.roots if root.path.is_dir()) or "no skill root exists"
+        reporter.report(
+            "CL103", path, item.span,
+            f"no discovered skill is named '{name}' (searched {roots}); the SDK accepts it but the skill is never "
+            f"offered — the Skill tool answers \"Skill {name} is not in this session's skills allowlist\"{did_you_mean(near)}",
+            fixes=_replace_fixes(path, item, near) + _create_fix(registry, name),
+            data={"closest": near, "name": name},
+        )
+
+
+def _source(value: PyValue) -> str:
+    text = value.text or ""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,62 @@
+"""Collecting findings: configuration, profiles and inline suppressions applied in one place."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from ..catalogue import BY_CODE
+from ..config import Config
+from ..model import Finding, Fix, Profile, Related, Span
+
+
+def closest(name: str, candidates: list[str], count: int = 3) -> list[str]:
+    """The known names nearest to name, best first."""
+    if not candidates:
+        return []
+    lowered = {candidate.lower(): candidate for candidate in candidates}
+    matches = difflib.get_close_matches(name.lower(), list(lowered), n=count, cutoff=0.6)
+    return [lowered[match] for match in matches]
+
+
+def did_you_mean(names: list[str]) -> str:
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f"; did you mean '{names[0]}'?"
+    return "; did you mean " + ", ".join(f"'{name}'" for name in names[:-1]) + f" or '{names[-1]}'?"
+
+
+class Reporter:
+    def __init__(self, config: Config, ignores: dict[int, set[str]] | None = None) -> None:
+        self.config = config
+        self.ignores = ignores or {}
+        self.findings: list[Finding] = []
+
+    def wants(self, code: str) -> bool:
+        return self.config.enabled(BY_CODE[code])
+
+    def report(
+        self,
+        code: str,
+        path: Path,
+        span: Span,
+        message: str,
+        *,
+        profile: Profile | None = None,
+        fixes: list[Fix] | None = None,
+        related: list[Related] | None = None,
+        data: dict[str, object] | None = None,
+    ) -> Finding | None:
+        rule = BY_CODE[code]
+        if not self.config.enabled(rule):
+            return None
+        severity = self.config.severity_of(rule, profile)
+        if severity is None:
+            return None
+        suppressed = self.ignores.get(span.start.line)
+        if suppressed is not None and (not suppressed or code in suppressed or rule.name.upper() in suppressed):
+            return None
+        finding = Finding(code, severity, path, span, message, related or [], fixes or [], data or {})
+        self.findings.append(finding)
+        return finding

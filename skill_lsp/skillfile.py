@@ -1,0 +1,344 @@
+"""SKILL.md text -> SkillFile: frontmatter fields with spans, YAML errors, body references."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+
+from .model import Position, Span
+from .textutil import split_lines
+
+try:  # libyaml when it is there: the same nodes and marks, several times faster
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on the PyYAML build
+    _Loader = yaml.SafeLoader
+
+# Bounds against hostile YAML: node count when composing/constructing and the
+# frontmatter size handed to the parser.
+MAX_FRONTMATTER_CHARS = 256 * 1024
+MAX_NODES = 20_000
+
+_DELIMITER = "---"
+_IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+# [text](target "title") and ![alt](target); the target may be in <...>.
+_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
+_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+# Bare relative references to the conventional skill subfolders.
+_BARE = re.compile(r"(?<![\w./\\:-])((?:\./)?(?:scripts|references|reference|assets|templates)/[\w./-]*[\w-])")
+# Paths that only exist on the author's machine.
+_MACHINE_PATH = re.compile(
+    r"(?<![\w/.])(?:file:///[^\s)`'\"]+|/(?:Users|home)/[\w.-]+/[^\s)`'\"]*|[A-Za-z]:\\Users\\[^\s)`'\"]+)"
+)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@dataclass
+class Field:
+    key: str
+    key_span: Span
+    value: object
+    value_span: Span
+    node: yaml.Node
+    # A value the safe constructor refused (an unsafe tag); value is None then.
+    error: str | None = None
+
+
+@dataclass
+class YamlProblem:
+    message: str
+    span: Span
+    # When the problem is a value holding an unquoted ': ', the field line that
+    # a quick fix can quote.
+    quote_line: int | None = None
+
+
+@dataclass
+class Reference:
+    """A relative file reference in the body (link target or bare path)."""
+
+    target: str
+    span: Span
+    is_link: bool
+
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    span: Span
+
+
+@dataclass
+class SkillFile:
+    text: str
+    lines: list[str]
+    has_frontmatter: bool = False
+    closed: bool = False
+    open_line: int = 0
+    close_line: int | None = None
+    fields: dict[str, Field] = field(default_factory=dict)
+    duplicate_keys: list[Field] = field(default_factory=list)
+    yaml_problem: YamlProblem | None = None
+    not_mapping: Span | None = None
+    body_start: int = 0
+    references: list[Reference] = field(default_factory=list)
+    machine_paths: list[Reference] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    # line -> suppressed codes (an empty set suppresses every code)
+    ignores: dict[int, set[str]] = field(default_factory=dict)
+
+    @property
+    def body(self) -> str:
+        return "\n".join(self.lines[self.body_start :])
+
+    def body_line_count(self) -> int:
+        body = self.lines[self.body_start :]
+        while body and not body[-1].strip():
+            body.pop()
+        return len(body)
+
+    def line_span(self, line: int) -> Span:
+        text = self.lines[line] if 0 <= line < len(self.lines) else ""
+        return Span.of(line, 0, line, len(text))
+
+    def get_str(self, key: str) -> str | None:
+        entry = self.fields.get(key)
+        return entry.value if entry is not None and isinstance(entry.value, str) else None
+
+    def end_position(self) -> Position:
+        return Position(len(self.lines) - 1, len(self.lines[-1]))
+
+
+def parse_skill(text: str) -> SkillFile:
+    lines = split_lines(text)
+    skill = SkillFile(text=text, lines=lines)
+    first = lines[0].lstrip("\ufeff")
+    if first.rstrip() != _DELIMITER:
+        skill.body_start = 0
+        _scan_body(skill)
+        return skill
+    skill.has_frontmatter = True
+    for number in range(1, len(lines)):
+        if lines[number].rstrip() == _DELIMITER:
+            skill.close_line = number
+            break
+    if skill.close_line is None:
+        skill.body_start = len(lines)
+        _collect_ignores(skill, 1, len(lines))
+        return skill
+    skill.closed = True
+    skill.body_start = skill.close_line + 1
+    _collect_ignores(skill, 1, skill.close_line)
+    _parse_frontmatter(skill)
+    _scan_body(skill)
+    return skill
+
+
+def _collect_ignores(skill: SkillFile, start: int, stop: int) -> None:
+    for number in range(start, stop):
+        line = skill.lines[number]
+        if "skill-lsp" not in line:
+            continue
+        match = _IGNORE.search(line)
+        if match:
+            codes = match.group(1)
+            skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
+
+
+def _mark_position(mark: yaml.Mark, line_offset: int) -> Position:
+    return Position(mark.line + line_offset, mark.column)
+
+
+def _node_span(node: yaml.Node, line_offset: int) -> Span:
+    start = _mark_position(node.start_mark, line_offset)
+    end = _mark_position(node.end_mark, line_offset)
+    return Span(start, end)
+
+
+def _parse_frontmatter(skill: SkillFile) -> None:
+    assert skill.close_line is not None
+    offset = 1
+    source = "\n".join(skill.lines[1 : skill.close_line]) + "\n"
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        skill.yaml_problem = YamlProblem(
+            f"the frontmatter is over {MAX_FRONTMATTER_CHARS // 1024} KB; not parsed", skill.line_span(0)
+        )
+        return
+    try:
+        root = yaml.compose(source, Loader=_Loader)
+    except yaml.MarkedYAMLError as error:
+        skill.yaml_problem = _describe_yaml_error(skill, error, offset)
+        return
+    except (yaml.YAMLError, RecursionError, ValueError) as error:
+        skill.yaml_problem = YamlProblem(f"invalid YAML: {error}", skill.line_span(0))
+        return
+    if root is None:
+        return  # empty frontmatter: an empty mapping
+    if not isinstance(root, yaml.MappingNode):
+        skill.not_mapping = _node_span(root, offset)
+        return
+    constructor = SafeConstructor()
+    budget = [MAX_NODES]
+    for key_node, value_node in root.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        key = str(key_node.value)
+        value: object = None
+        problem: str | None = None
+        if _node_count(value_node, budget) is None:
+            problem = "the value nests or repeats too deeply (YAML aliases); a loader would refuse it"
+        else:
+            try:
+                value = constructor.construct_object(value_node, deep=True)
+            except yaml.YAMLError as error:
+                problem = _problem_text(error)
+            except (RecursionError, ValueError, TypeError, OverflowError) as error:
+                problem = f"cannot be loaded: {error}"
+        entry = Field(key, _node_span(key_node, offset), value, _node_span(value_node, offset), value_node, problem)
+        if key in skill.fields:
+            skill.duplicate_keys.append(entry)
+        skill.fields[key] = entry
+
+
+def _node_count(node: yaml.Node, budget: list[int]) -> int | None:
+    """Count nodes as a loader would expand them; None when over the budget."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        if isinstance(current, yaml.MappingNode):
+            for pair in current.value:
+                stack.extend(pair)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+    return budget[0]
+
+
+def _problem_text(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.MarkedYAMLError):
+        return " ".join(part for part in (error.context, error.problem) if part)
+    return str(error)
+
+
+_KEY_VALUE = re.compile(r"^(\s*)([^\s#:][^:#]*?):[ \t]+(\S.*?)\s*$")
+
+
+def _describe_yaml_error(skill: SkillFile, error: yaml.MarkedYAMLError, offset: int) -> YamlProblem:
+    mark = error.problem_mark or error.context_mark
+    problem = _problem_text(error)
+    if mark is None:
+        return YamlProblem(f"invalid YAML: {problem}", skill.line_span(0))
+    line = mark.line + offset
+    line = min(line, (skill.close_line or len(skill.lines)) - 1)
+    text = skill.lines[line] if 0 <= line < len(skill.lines) else ""
+    column = min(mark.column, len(text))
+    if "mapping values are not allowed" in problem:
+        match = _KEY_VALUE.match(text)
+        if match and ": " in match.group(3) and not match.group(3).startswith(("'", '"', "|", ">", "[", "{")):
+            start = match.start(3)
+            return YamlProblem(
+                f"invalid YAML: the value of '{match.group(2).strip()}' contains ': ' and is not quoted, "
+                "so YAML reads it as a second key — the skill is dropped by loaders; quote the value",
+                Span.of(line, start, line, len(text.rstrip())),
+                quote_line=line,
+            )
+        return YamlProblem(
+            f"invalid YAML: {problem} — most often an unquoted ': ' inside a value; quote the value",
+            Span.of(line, column, line, max(column, len(text.rstrip()))),
+        )
+    if "\t" in text and ("tab" in problem or "'\\t'" in problem):
+        return YamlProblem(
+            f"invalid YAML: {problem} — YAML indentation must use spaces, not tabs",
+            Span.of(line, 0, line, len(text)),
+        )
+    end = len(text.rstrip()) if column < len(text.rstrip()) else len(text)
+    if end <= column and text.strip():
+        column, end = 0, len(text)
+    return YamlProblem(f"invalid YAML: {problem}", Span.of(line, column, line, end))
+
+
+def quote_yaml_value(value: str) -> str:
+    """A double-quoted YAML scalar holding value exactly."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def _scan_body(skill: SkillFile) -> None:
+    in_fence: str | None = None
+    for number in range(skill.body_start, len(skill.lines)):
+        line = skill.lines[number]
+        fence = _FENCE.match(line)
+        if fence:
+            marker = fence.group(1)
+            if in_fence is None:
+                in_fence = marker[0] * len(marker)
+                continue
+            if marker[0] == in_fence[0] and len(marker) >= len(in_fence) and not line.strip()[len(marker) :].strip():
+                in_fence = None
+                continue
+        if in_fence is not None:
+            continue
+        if "skill-lsp" in line:
+            match = _IGNORE.search(line)
+            if match:
+                codes = match.group(1)
+                skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
+        heading = _HEADING.match(line)
+        if heading:
+            skill.headings.append(
+                Heading(len(heading.group(1)), heading.group(2), Span.of(number, 0, number, len(line)))
+            )
+        _scan_line_references(skill, number, line)
+
+
+def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
+    taken: list[tuple[int, int]] = []
+    for match in _LINK.finditer(line):
+        target = match.group(1)
+        start = match.start(1)
+        if target.startswith("<") and target.endswith(">"):
+            target, start = target[1:-1], start + 1
+        taken.append((match.start(), match.end()))
+        _add_reference(skill, number, target, start, is_link=True)
+    definition = _REF_DEF.match(line)
+    if definition:
+        target = definition.group(1)
+        start = definition.start(1)
+        if target.startswith("<") and target.endswith(">"):
+            target, start = target[1:-1], start + 1
+        taken.append((definition.start(), definition.end()))
+        _add_reference(skill, number, target, start, is_link=True)
+    for match in _BARE.finditer(line):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        target = match.group(1).rstrip(".")
+        skill.references.append(
+            Reference(target, Span.of(number, match.start(1), number, match.start(1) + len(target)), False)
+        )
+    for match in _MACHINE_PATH.finditer(line):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
+        path = match.group(0).rstrip(".,;:")
+        skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
+
+
+def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool) -> None:
+    span = Span.of(number, start, number, start + len(target))
+    if not target:
+        return
+    if target.startswith(("/", "~", "file:")) or re.match(r"^[A-Za-z]:[\\/]", target):
+        skill.machine_paths.append(Reference(target, span, is_link))
+        return
+    if target.startswith(("#", "//")) or _SCHEME.match(target):
+        return
+    if any(ch in target for ch in "{}$<>*|"):
+        return  # a template or a placeholder, not a file
+    skill.references.append(Reference(target, span, is_link))
