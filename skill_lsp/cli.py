@@ -16,6 +16,7 @@ from .index import Model, Workspace
 from .model import Finding, Profile, Severity
 from .output import format_github, format_json, format_sarif, format_text, summary
 from .rules import RULES, lookup, run_rules
+from .server import add_serve_arguments
 
 
 class UsageError(Exception):
@@ -37,18 +38,35 @@ def _validate_codes(codes: tuple[str, ...], flag: str) -> None:
 
 
 def _project_folder(path: Path, cwd: Path) -> Path:
-    """The folder to index for a single file: the current directory when the file is under it."""
+    """The folder to index for a single file.
+
+    The project holding it (the nearest directory above it with a project
+    marker), or the current directory when the file is under it and the
+    current directory is not inside a project: run from an agent's own
+    directory, `disclosure agent.py` still sees the project's skill roots.
+    """
+    project = _project_root(path.parent)
     try:
         path.relative_to(cwd)
-        return cwd
     except ValueError:
-        pass
-    directory = path.parent
+        return project or path.parent
+    if project is not None and cwd != project and cwd.is_relative_to(project):
+        return project
+    return cwd
+
+
+def _project_root(start: Path) -> Path | None:
+    home = Path.home()
+    directory = start
     while directory.parent != directory:
-        if any((directory / marker).exists() for marker in (".git", "pyproject.toml", ".agentdeck", ".claude")):
-            return directory
+        for marker in (".git", "pyproject.toml", ".agentdeck", ".claude"):
+            # ~/.claude holds the user's own settings, not a project
+            if marker == ".claude" and directory == home:
+                continue
+            if (directory / marker).exists():
+                return directory
         directory = directory.parent
-    return path.parent
+    return None
 
 
 def _workspaces(paths: list[str], cwd: Path, settings: Config) -> list[tuple[Workspace, set[Path] | None]]:
@@ -264,10 +282,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    try:
-        from .server import add_serve_arguments
-    except ImportError:
-        return
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     add_serve_arguments(serve)
 
@@ -276,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["serve", *(argv or [])]) if _has_server() else parser.parse_args(["--help"])
+        args = parser.parse_args(["serve"])
     try:
         return int(args.handler(args))
     except UsageError as error:
@@ -288,9 +302,3 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _has_server() -> bool:
-    try:
-        from . import server  # noqa: F401
-    except ImportError:
-        return False
-    return True

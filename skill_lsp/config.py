@@ -73,20 +73,40 @@ class LoadedConfig:
         """Where in pyproject.toml the offending key is written."""
         lines = text.splitlines()
         in_table = False
-        leaf = problem.key.split(".")[0]
+        # "severity.SK999": the entry SK999 of the severity table
+        leaf, _, entry = problem.key.partition(".")
         for number, line in enumerate(lines):
             stripped = line.strip()
             if stripped.startswith("["):
                 in_table = stripped.startswith("[tool.skill-lsp") or stripped.startswith('[tool."skill-lsp"')
                 if in_table and leaf in stripped:
+                    if entry:
+                        found = _entry_line(lines, number + 1, entry)
+                        if found is not None:
+                            return found
                     return Span.of(number, 0, number, len(line))
                 continue
             if in_table and re.match(rf"^\s*\"?{re.escape(leaf)}\"?\s*=", line):
+                if entry and entry in line:
+                    # an inline table: point at the entry itself
+                    start = line.index(entry, line.index("="))
+                    return Span.of(number, start, number, len(line.rstrip().rstrip(",}").rstrip()))
                 return Span.of(number, len(line) - len(line.lstrip()), number, len(line.rstrip()))
         for number, line in enumerate(lines):
             if "skill-lsp" in line:
                 return Span.of(number, 0, number, len(line))
         return Span.of(0, 0, 0, 0)
+
+
+def _entry_line(lines: list[str], start: int, entry: str) -> Span | None:
+    """The `entry = ...` line of the table whose body starts at line start."""
+    for number in range(start, len(lines)):
+        line = lines[number]
+        if line.strip().startswith("["):
+            return None
+        if re.match(rf"^\s*[\"']?{re.escape(entry)}[\"']?\s*=", line):
+            return Span.of(number, len(line) - len(line.lstrip()), number, len(line.rstrip()))
+    return None
 
 
 _KNOWN_KEYS = {
@@ -143,7 +163,7 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
             levels: list[tuple[str, Severity | None]] = []
             for code, level in value.items():
                 if str(code).upper() not in BY_CODE:
-                    problems.append(ConfigProblem(f"'{key('severity')}' names unknown rule '{code}'", key("severity")))
+                    problems.append(ConfigProblem(f"'{key('severity')}' names unknown rule '{code}'", f"{key('severity')}.{code}"))
                     continue
                 if isinstance(level, str) and level.strip().lower() in ("off", "none", "ignore"):
                     levels.append((str(code).upper(), None))
@@ -152,7 +172,7 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
                     levels.append((str(code).upper(), Severity.parse(str(level))))
                 except KeyError:
                     problems.append(ConfigProblem(
-                        f"severity of {code} must be error, warning, information, hint or off; got {level!r}", key("severity")))
+                        f"severity of {code} must be error, warning, information, hint or off; got {level!r}", f"{key('severity')}.{code}"))
             config = replace(config, severity=tuple(levels))
     if key("roots") in data:
         value = data[key("roots")]

@@ -85,6 +85,19 @@ class PySource:
     frameworks: set[str] = field(default_factory=set)
     # names imported from other project modules: local name -> (module, name)
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # local names bound to the frameworks: name -> ("symbol", "agentdeck:Agent") | ("module", "agentdeck")
+    bindings: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def resolve_callee(self, dotted: str) -> str | None:
+        """'agentdeck:Agent' for callee text such as 'A', 'ad.Agent' or 'Deck.from_project'."""
+        head, _, rest = dotted.partition(".")
+        binding = self.bindings.get(head)
+        if binding is None:
+            return None
+        kind, target = binding
+        if kind == "symbol":
+            return f"{target}.{rest}" if rest else target
+        return f"{target}:{rest.rsplit('.', 1)[-1]}" if rest else None
 
     def agents(self) -> list[Call]:
         return [call for call in self.calls if call.kind == "agent"]
@@ -157,6 +170,7 @@ class _Scanner:
             if kind in ("string", "integer", "float"):
                 continue  # leaves for our purpose; strings are read where used
             stack.extend(reversed(node.children))
+        self.source.bindings = self.bindings
         if not self.bindings:
             return
         seen: dict[int, Call] = {}

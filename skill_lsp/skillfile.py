@@ -254,7 +254,8 @@ def _describe_yaml_error(skill: SkillFile, error: yaml.MarkedYAMLError, offset: 
             f"invalid YAML: {problem} — most often an unquoted ': ' inside a value; quote the value",
             Span.of(line, column, line, max(column, len(text.rstrip()))),
         )
-    if "\t" in text and ("tab" in problem or "'\\t'" in problem):
+    # libyaml does not name the character ("found character that cannot start any token")
+    if "\t" in text and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
         return YamlProblem(
             f"invalid YAML: {problem} — YAML indentation must use spaces, not tabs",
             Span.of(line, 0, line, len(text)),

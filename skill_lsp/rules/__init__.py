@@ -1,4 +1,4 @@
-"""Running the rule catalogue over a workspace model."""
+"""Running the rule catalogue over a workspace model, one file at a time."""
 
 from __future__ import annotations
 
@@ -10,44 +10,67 @@ from ..index import Model
 from ..model import Finding
 from .code import check_agent, check_deck, check_options
 from .report import Reporter
-from .skills import check_registry, check_skill
+from .skills import check_skill, check_skill_registry
 
-__all__ = ["BY_CODE", "RULES", "Rule", "lookup", "run_rules"]
+__all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "lookup", "run_rules"]
+
+# directory -> its entries (None: unreadable); shared between runs by the server,
+# which drops entries when the file system changes
+DirCache = dict[Path, "set[str] | None"]
 
 
-def run_rules(model: Model, settings: Config) -> dict[Path, list[Finding]]:
-    """Every finding of the workspace, by file, configuration and suppressions applied."""
-    reporters: dict[Path, Reporter] = {}
-
-    def reporter_for(path: Path, ignores: dict[int, set[str]]) -> Reporter:
-        if path not in reporters:
-            reporters[path] = Reporter(model.config_for(path, settings), ignores)
-        return reporters[path]
-
-    dir_cache: dict[Path, set[str] | None] = {}
-    for skill in model.skills.values():
+def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCache | None = None) -> list[Finding]:
+    """The findings of one file: its own rules and the cross-file rules that land on it."""
+    cache: DirCache = {} if dir_cache is None else dir_cache
+    config = model.config_for(path, settings)
+    skill = model.skills.get(path)
+    if skill is not None:
         if skill.external:
-            continue
-        check_skill(model, skill, reporter_for(skill.path, skill.file.ignores), dir_cache)
-    check_registry(model, reporters)
-    for deck in model.decks:
-        check_deck(model, deck, reporter_for(deck.path, model.pythons[deck.path].source.ignores))
-    for agent in model.agents:
-        check_agent(model, agent, reporter_for(agent.path, model.pythons[agent.path].source.ignores))
-    for options in model.options:
-        check_options(model, options, reporter_for(options.path, model.pythons[options.path].source.ignores))
-    for path, loaded in model.configs.items():
-        if not loaded.problems:
-            continue
+            return []
+        reporter = Reporter(config, skill.file.ignores)
+        check_skill(model, skill, reporter, cache)
+        check_skill_registry(model, skill, reporter)
+        return sorted(reporter.findings, key=Finding.sort_key)
+    python = model.pythons.get(path)
+    if python is not None:
+        reporter = Reporter(config, python.source.ignores)
+        for deck in model.decks:
+            if deck.path == path:
+                check_deck(model, deck, reporter)
+        for agent in model.agents:
+            if agent.path == path:
+                check_agent(model, agent, reporter)
+        for options in model.options:
+            if options.path == path:
+                check_options(model, options, reporter)
+        return sorted(reporter.findings, key=Finding.sort_key)
+    loaded = model.configs.get(path)
+    if loaded is not None and loaded.problems:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
-        reporter = reporter_for(path, {})
+        reporter = Reporter(config, {})
         for problem in loaded.problems:
             reporter.report("CF001", path, loaded.problem_span(problem, text), problem.message)
+        return reporter.findings
+    return []
+
+
+def analysed_files(model: Model) -> list[Path]:
+    """Every file that can carry findings."""
+    files = [path for path, skill in model.skills.items() if not skill.external]
+    files += list(model.pythons)
+    files += [path for path, loaded in model.configs.items() if loaded.problems]
+    return files
+
+
+def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None) -> dict[Path, list[Finding]]:
+    """Every finding of the workspace, by file, configuration and suppressions applied."""
+    cache: DirCache = {} if dir_cache is None else dir_cache
     result: dict[Path, list[Finding]] = {}
-    for path, reporter in reporters.items():
-        if reporter.findings:
-            result[path] = sorted(reporter.findings, key=Finding.sort_key)
+    for path in analysed_files(model):
+        findings = file_findings(model, path, settings, cache)
+        if findings:
+            result[path] = findings
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -112,8 +113,20 @@ def check_deck(model: Model, deck: DeckEntry, reporter: Reporter) -> None:
 def sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
     """(code, message) in the Claude Agent SDK's own words for a name it rejects."""
     if value.kind != "str":
-        shown = {"number": "int", "bool": "bool", "none": "NoneType", "bytes": "bytes"}.get(value.kind, value.kind)
-        return "CL101", f"Skill names must be strings, got {shown}"
+        # the SDK's TypeError names the type and shows the value: "got int: 3"
+        literal: object = ...
+        if value.kind == "number" and value.text is not None:
+            try:
+                literal = ast.literal_eval(value.text)
+            except (ValueError, SyntaxError):
+                literal = ...
+        elif value.kind == "bool":
+            literal = value.text == "true"
+        elif value.kind == "none":
+            literal = None
+        shown = type(literal).__name__ if literal is not ... else {"bytes": "bytes"}.get(value.kind, value.kind)
+        suffix = f": {literal!r}" if literal is not ... else ""
+        return "CL101", f"Skill names must be strings, got {shown}{suffix}"
     name = value.text
     if name is None:
         return None
@@ -190,10 +203,11 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         if name is None or registry.lookup(name) is not None or not registry.complete:
             continue
         near = closest(name, known)
-        roots = ", ".join(str(_rel(root.path, options.folder)) for root in registry.roots if root.path.is_dir()) or "no skill root exists"
+        roots = ", ".join(str(_rel(root.path, options.folder)) for root in registry.roots if root.path.is_dir())
+        searched = f"searched {roots}" if roots else "no skill root exists"
         reporter.report(
             "CL103", path, item.span,
-            f"no discovered skill is named '{name}' (searched {roots}); the SDK accepts it but the skill is never "
+            f"no discovered skill is named '{name}' ({searched}); the SDK accepts it but the skill is never "
             f"offered — the Skill tool answers \"Skill {name} is not in this session's skills allowlist\"{did_you_mean(near)}",
             fixes=_replace_fixes(path, item, near) + _create_fix(registry, name),
             data={"closest": near, "name": name},

@@ -169,7 +169,7 @@ def _check_fields(skill: SkillEntry, reporter: Reporter) -> None:
             fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, entry.key_span, near[0]),), preferred=True)] if near else []
             reporter.report(
                 "SK111", path, entry.key_span,
-                f"unknown field '{entry.key}' for a {_profile_label(profile)} skill{hint}{advice}",
+                f"unknown field '{entry.key}' for {_profile_label(profile)} skill{hint}{advice}",
                 profile=profile, fixes=fixes, data={"closest": near},
             )
             continue
@@ -185,7 +185,7 @@ def _check_fields(skill: SkillEntry, reporter: Reporter) -> None:
 
 
 def _profile_label(profile: Profile) -> str:
-    return {Profile.AGENTDECK: "AgentDeck", Profile.CLAUDE: "Claude Code", Profile.SPEC: "Agent Skills"}[profile]
+    return {Profile.AGENTDECK: "an AgentDeck", Profile.CLAUDE: "a Claude Code", Profile.SPEC: "an Agent Skills"}[profile]
 
 
 def _check_name(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
@@ -397,42 +397,38 @@ def _check_body(model: Model, skill: SkillEntry, reporter: Reporter, dir_cache: 
         )
 
 
-def check_registry(model: Model, reporter_for: dict[Path, Reporter]) -> None:
-    """SK301 duplicate names within a Deck registry; SK302 undiscovered; SK303 unused."""
-    reported: set[tuple[Path, Path]] = set()
+def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
+    """SK301 a name under two roots of one Deck; SK302 undiscovered; SK303 unused."""
+    if skill.external:
+        return
+    if skill.root is None:
+        _report_undiscovered(model, skill, reporter)
+        return
+    if skill.misnamed:
+        return
+    others: list[SkillEntry] = []
     for deck in model.decks:
         registry = deck.registry
         if registry is None:
             continue
-        for name, entries in registry.skills.items():
-            if len(entries) < 2:
-                continue
-            for skill in entries:
-                others = [other for other in entries if other is not skill]
-                if (skill.path, others[0].path) in reported or skill.external:
-                    continue
-                reported.add((skill.path, others[0].path))
-                entry = skill.file.fields.get("name")
-                span = entry.value_span if entry is not None else skill.file.line_span(0)
-                reporter_for[skill.path].report(
-                    "SK301", skill.path, span,
-                    f"the skill '{name}' is also defined at {others[0].path}; a Deck merges its roots into one registry "
-                    "and build() fails on a name found under two roots",
-                    profile=skill.profile,
-                    related=[Related(other.path, other.file.line_span(0), f"'{name}' is also defined here") for other in others],
-                )
-    used: set[str] = set(model.listings)
-    for skill in model.skills.values():
-        if skill.external:
-            continue
-        reporter = reporter_for[skill.path]
-        if skill.root is None:
-            _report_undiscovered(model, skill, reporter)
-        elif not skill.misnamed and skill.key not in used and reporter.wants("SK303"):
-            reporter.report(
-                "SK303", skill.path, skill.file.line_span(0),
-                f"no agent lists the skill '{skill.key}'", profile=skill.profile,
-            )
+        entries = registry.skills.get(skill.key, [])
+        if len(entries) > 1 and skill in entries:
+            others += [other for other in entries if other is not skill and other not in others]
+    if others:
+        entry = skill.file.fields.get("name")
+        span = entry.value_span if entry is not None else skill.file.line_span(0)
+        reporter.report(
+            "SK301", skill.path, span,
+            f"the skill '{skill.key}' is also defined at {others[0].path}; a Deck merges its roots into one registry "
+            "and build() fails on a name found under two roots",
+            profile=skill.profile,
+            related=[Related(other.path, other.file.line_span(0), f"'{skill.key}' is also defined here") for other in others],
+        )
+    if skill.key not in model.listings and reporter.wants("SK303"):
+        reporter.report(
+            "SK303", skill.path, skill.file.line_span(0),
+            f"no agent lists the skill '{skill.key}'", profile=skill.profile,
+        )
 
 
 def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
@@ -441,9 +437,12 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
     hint = ""
     while ancestor != ancestor.parent:
         root = model.roots.get(ancestor)
-        if root is not None:
-            hint = (f"; it is nested below the root {root.path.name}/ — roots are scanned direct-child only, "
-                    f"so move it to {root.path / skill.dir_name / 'SKILL.md'}")
+        # a conventional root counts even when no skill sits directly in it yet
+        conventional = ancestor.name == "skills" and ancestor.parent.name in (".agentdeck", ".claude", ".agents", ".github")
+        if root is not None or conventional:
+            where = root.path if root is not None else ancestor
+            hint = (f"; it is nested below the root {where.parent.name}/{where.name}/ — roots are scanned direct-child "
+                    f"only, so move it to {where / skill.dir_name / 'SKILL.md'}")
             break
         if ancestor == model.folder_of(skill.path):
             break

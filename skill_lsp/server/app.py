@@ -1,0 +1,1021 @@
+"""The language server: pygls handlers that ask the core and convert its answers."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from ..config import Config, parse_settings
+from ..disclosure import agent_disclosure, options_disclosure
+from ..discovery import is_skill_filename
+from ..index import AgentEntry, Model, OptionsEntry, SkillEntry
+from ..model import Finding, Position, Profile, Span
+from ..rules.skills import name_problem
+from . import features
+from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
+from .session import Session, Settings
+
+log = logging.getLogger("skill_lsp.server")
+T = TypeVar("T")
+
+WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
+
+
+def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
+    """Typed settings from initializationOptions / workspace/configuration; defaults on bad values."""
+    problems: list[str] = []
+    settings = Settings()
+    if data is None:
+        return settings, problems
+    if not isinstance(data, dict):
+        return settings, [f"skillLsp settings must be an object, got {type(data).__name__}"]
+    validate = data.get("validate", "onType")
+    if validate in ("onType", "onSave"):
+        settings.validate = validate
+    else:
+        problems.append(f"skillLsp.validate must be \"onType\" or \"onSave\", got {validate!r}")
+    debounce = data.get("debounce", 300)
+    if isinstance(debounce, (int, float)) and not isinstance(debounce, bool) and 0 <= debounce <= 60_000:
+        settings.debounce_ms = int(debounce)
+    else:
+        problems.append(f"skillLsp.debounce must be a number of milliseconds (0-60000), got {debounce!r}")
+    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
+    config, config_problems = parse_settings(core, base, camel=True)
+    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
+        config = Config(**{**config.__dict__, "user_skills_dir": None})
+    settings.config = config
+    problems += [problem.message for problem in config_problems]
+    return settings, problems
+
+
+class SkillLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("skill-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.session: Session | None = None
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-analysis")
+        self.timers: dict[Path, asyncio.TimerHandle] = {}
+        self.pending: set[Path] = set()
+        self.pushed: set[Path] = set()
+        self.pull_mode = False
+        self.indexed = asyncio.Event()
+        self.settings = Settings()
+        self.settings_problems: list[str] = []
+        self.fallback_folder = False
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.worker, function, *args)
+
+    def capability(self, *names: str) -> Any:
+        value: Any = self.client_capabilities
+        for name in names:
+            value = getattr(value, name, None)
+            if value is None:
+                return None
+        return value
+
+    def lines_for(self, path: Path) -> Lines | None:
+        session = self.session
+        if session is None:
+            return None
+        text = session.text(path)
+        return Lines(text) if text is not None else None
+
+    @property
+    def codec(self) -> Any:
+        return self.workspace.position_codec
+
+    def position(self, path: Path, position: types.Position) -> Position | None:
+        lines = self.lines_for(path)
+        if lines is None:
+            return None
+        return lines.from_client(self.codec, position)
+
+    def ensure_session(self, path: Path | None = None) -> Session:
+        if self.session is None:
+            folders = self.folders()
+            if not folders:
+                folders = [_project_dir(path) if path is not None else Path(os.getcwd())]
+                self.fallback_folder = True
+            self.session = Session(folders, self.settings)
+        return self.session
+
+    def folders(self) -> list[Path]:
+        found = []
+        for folder in self.workspace.folders.values():
+            path = path_of(folder.uri)
+            if path is not None:
+                found.append(path)
+        if not found and self.workspace.root_uri:
+            root = path_of(self.workspace.root_uri)
+            if root is not None:
+                found.append(root)
+        return found
+
+    # -- analysis and publishing ---------------------------------------------------------
+
+    async def analyse_all(self, rescan: bool = True) -> None:
+        session = self.ensure_session()
+        changed = await self.run(session.full_analysis, rescan)
+        self.after_analysis(changed)
+
+    async def analyse(self, path: Path) -> None:
+        session = self.ensure_session(path)
+        self.pending.discard(path)
+        changed = await self.run(session.reanalyse, path)
+        self.after_analysis(changed | {path})
+
+    def after_analysis(self, changed: set[Path]) -> None:
+        if self.settings.validate == "onSave":
+            return  # published on save
+        self.publish(changed)
+
+    def schedule(self, path: Path) -> None:
+        timer = self.timers.pop(path, None)
+        if timer is not None:
+            timer.cancel()
+        self.pending.add(path)
+        delay = self.settings.debounce_ms / 1000
+        loop = asyncio.get_running_loop()
+        self.timers[path] = loop.call_later(delay, lambda: asyncio.ensure_future(self.analyse(path)))
+
+    async def flush(self) -> None:
+        """Run analyses still waiting for their debounce before answering a request."""
+        for path in list(self.pending):
+            timer = self.timers.pop(path, None)
+            if timer is not None:
+                timer.cancel()
+            session = self.ensure_session(path)
+            self.pending.discard(path)
+            changed = await self.run(session.reanalyse, path)
+            self.after_analysis(changed | {path})
+        # an analysis already running on the worker finishes before this returns
+        await self.run(lambda: None)
+
+    def diagnostics_for(self, path: Path) -> list[types.Diagnostic]:
+        session = self.session
+        if session is None:
+            return []
+        findings = session.findings.get(path, [])
+        if not findings:
+            return []
+        lines = self.lines_for(path)
+        if lines is None:
+            return []
+        related_lines: dict[Path, Lines] = {}
+        for finding in findings:
+            for related in finding.related:
+                if related.path not in related_lines:
+                    other = self.lines_for(related.path)
+                    if other is not None:
+                        related_lines[related.path] = other
+        return [diagnostic(finding, lines, self.codec, related_lines) for finding in findings]
+
+    def publish(self, paths: set[Path]) -> None:
+        if self.pull_mode:
+            if paths and self.capability("workspace", "diagnostics", "refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+            return
+        for path in sorted(paths):
+            items = self.diagnostics_for(path)
+            if not items and path not in self.pushed:
+                continue
+            version = self.document_version(path)
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=version)
+            )
+            if items:
+                self.pushed.add(path)
+            else:
+                self.pushed.discard(path)
+
+    def document_version(self, path: Path) -> int | None:
+        document = self.workspace.text_documents.get(uri_of(path))
+        return document.version if document is not None else None
+
+    def enter_pull_mode(self) -> None:
+        """The client pulls: stop pushing, and clear what was pushed so nothing shows twice."""
+        if self.pull_mode:
+            return
+        self.pull_mode = True
+        for path in sorted(self.pushed):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=[]))
+        self.pushed.clear()
+
+    # -- lookups for features ----------------------------------------------------------
+
+    def model(self) -> Model | None:
+        return self.session.model if self.session is not None else None
+
+    def skill_at(self, path: Path) -> SkillEntry | None:
+        model = self.model()
+        return model.skills.get(path) if model is not None else None
+
+
+server = SkillLanguageServer()
+
+
+def _project_dir(path: Path | None) -> Path:
+    if path is None:
+        return Path(os.getcwd())
+    directory = path.parent
+    while directory.parent != directory:
+        if any((directory / marker).exists() for marker in (".git", "pyproject.toml", ".agentdeck", ".claude")):
+            return directory
+        directory = directory.parent
+    return path.parent
+
+
+# -- lifecycle ---------------------------------------------------------------------------------
+
+
+@server.feature(types.INITIALIZE)
+def on_initialize(ls: SkillLanguageServer, params: types.InitializeParams) -> None:
+    base = ls.folders()[0] if ls.folders() else Path(os.getcwd())
+    ls.settings, ls.settings_problems = parse_options(params.initialization_options, base)
+
+
+@server.feature(types.INITIALIZED)
+async def on_initialized(ls: SkillLanguageServer, params: types.InitializedParams) -> None:
+    for problem in ls.settings_problems:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"skill-lsp: {problem}; using the default"))
+    if ls.capability("workspace", "configuration"):
+        await fetch_configuration(ls)
+    if ls.capability("workspace", "did_change_watched_files", "dynamic_registration"):
+        watchers = [types.FileSystemWatcher(glob_pattern=pattern) for pattern in WATCHERS]
+        try:
+            await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+                types.Registration(
+                    id="skill-lsp-watched-files",
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+                )
+            ]))
+        except Exception as error:  # a client that refuses: we still work on open files
+            log.warning("could not register file watchers: %s", error)
+    await initial_index(ls)
+
+
+async def fetch_configuration(ls: SkillLanguageServer) -> None:
+    folders = ls.folders()
+    try:
+        result = await ls.workspace_configuration_async(types.ConfigurationParams(items=[
+            types.ConfigurationItem(section="skillLsp", scope_uri=uri_of(folders[0]) if folders else None)
+        ]))
+    except Exception as error:
+        log.warning("workspace/configuration failed: %s", error)
+        return
+    if not result or result[0] is None:
+        return
+    settings, problems = parse_options(result[0], folders[0] if folders else Path(os.getcwd()))
+    for problem in problems:
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"skill-lsp: {problem}; using the default"))
+    ls.settings = settings
+    if ls.session is not None:
+        ls.session.settings = settings
+
+
+async def initial_index(ls: SkillLanguageServer) -> None:
+    token: str | None = None
+    if ls.capability("window", "work_done_progress"):
+        token = f"skill-lsp-index-{uuid.uuid4()}"
+        try:
+            await ls.work_done_progress.create_async(token)
+            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="skill-lsp", message="Indexing skills"))
+        except Exception:
+            token = None
+    session = ls.ensure_session()
+    session.settings = ls.settings
+    await ls.analyse_all()
+    model = session.model
+    summary = (f"indexed {sum(1 for s in model.skills.values() if not s.external)} skills and "
+               f"{len(model.agents) + len(model.options)} agent definitions" if model else "indexed")
+    if token is not None:
+        ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
+    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"skill-lsp {__version__}: {summary}"))
+    if ls.settings.validate == "onSave":
+        ls.publish(set(session.findings))
+    ls.indexed.set()
+
+
+@server.feature(types.SHUTDOWN)
+def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
+    for timer in ls.timers.values():
+        timer.cancel()
+    ls.timers.clear()
+
+
+# -- documents ---------------------------------------------------------------------------------
+
+
+def _is_ours(path: Path) -> bool:
+    return is_skill_filename(path.name) or path.suffix == ".py" or path.name == "pyproject.toml"
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path is None or not _is_ours(path):
+        return
+    session = ls.ensure_session(path)
+    text = params.text_document.text
+    await ls.run(session.set_text, path, text)
+    if not ls.indexed.is_set():
+        return  # the initial index reads it from the overlay
+    await ls.analyse(path)
+    if ls.settings.validate == "onSave":
+        ls.publish({path})
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path is None or not _is_ours(path):
+        return
+    document = ls.workspace.get_text_document(params.text_document.uri)
+    session = ls.ensure_session(path)
+    await ls.run(session.set_text, path, document.source)
+    if not ls.indexed.is_set():
+        return
+    if ls.settings.validate == "onSave":
+        ls.pending.add(path)
+        return
+    if ls.settings.debounce_ms == 0:
+        await ls.analyse(path)
+    else:
+        ls.schedule(path)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+async def did_save(ls: SkillLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path is None or not _is_ours(path):
+        return
+    if params.text is not None and ls.session is not None:
+        await ls.run(ls.session.set_text, path, params.text)
+    ls.pending.add(path)
+    await ls.flush()
+    if ls.settings.validate == "onSave" and ls.session is not None:
+        ls.publish(set(ls.session.findings) | ls.pushed | {path})
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+async def did_close(ls: SkillLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    path = path_of(params.text_document.uri)
+    if path is None or ls.session is None or not _is_ours(path):
+        return
+    timer = ls.timers.pop(path, None)
+    if timer is not None:
+        timer.cancel()
+    ls.pending.discard(path)
+    await ls.run(ls.session.drop_text, path)
+    # the file on disk is the truth again (it may differ from the closed buffer, or be gone)
+    changed = await ls.run(ls.session.files_changed, [path])
+    ls.after_analysis(changed | {path})
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+async def did_change_watched_files(ls: SkillLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    if ls.session is None:
+        return
+    paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
+    if not paths:
+        return
+    changed = await ls.run(ls.session.files_changed, paths)
+    ls.after_analysis(changed)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+async def did_change_folders(ls: SkillLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    session = ls.ensure_session()
+    folders = ls.folders()
+    if not folders:
+        return
+    old = set(session.findings)
+    changed = await ls.run(session.set_folders, folders)
+    ls.after_analysis(changed | (old - set(session.findings)))
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: SkillLanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    settings_data = params.settings.get("skillLsp") if isinstance(params.settings, dict) else None
+    if settings_data is not None:
+        base = ls.folders()[0] if ls.folders() else Path(os.getcwd())
+        settings, problems = parse_options(settings_data, base)
+        for problem in problems:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                           message=f"skill-lsp: {problem}; using the default"))
+        ls.settings = settings
+    elif ls.capability("workspace", "configuration"):
+        await fetch_configuration(ls)
+    if ls.session is not None:
+        changed = await ls.run(ls.session.set_settings, ls.settings)
+        ls.after_analysis(changed)
+        if ls.settings.validate == "onSave":
+            ls.publish(changed)
+
+
+# -- pull diagnostics ----------------------------------------------------------------------
+
+
+def _result_id(items: list[types.Diagnostic]) -> str:
+    digest = hashlib.sha1(repr([(d.range, d.code, d.message, d.severity) for d in items]).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:16]
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="skill-lsp", inter_file_dependencies=True, workspace_diagnostics=True),
+)
+async def pull_document(
+    ls: SkillLanguageServer, params: types.DocumentDiagnosticParams
+) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+    ls.enter_pull_mode()
+    await ls.indexed.wait()
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    items = ls.diagnostics_for(path) if path is not None else []
+    result_id = _result_id(items)
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+
+@server.feature(types.WORKSPACE_DIAGNOSTIC)
+async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+    ls.enter_pull_mode()
+    await ls.indexed.wait()
+    await ls.flush()
+    previous = {item.uri: item.value for item in params.previous_result_ids}
+    reports: list[types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport] = []
+    session = ls.session
+    paths = set(session.findings) if session is not None else set()
+    paths |= {p for uri in previous if (p := path_of(uri)) is not None}
+    for path in sorted(paths):
+        uri = uri_of(path)
+        items = ls.diagnostics_for(path)
+        result_id = _result_id(items)
+        version = ls.document_version(path)
+        if previous.get(uri) == result_id:
+            reports.append(types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=version))
+        else:
+            reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, result_id=result_id, version=version))
+    return types.WorkspaceDiagnosticReport(items=reports)
+
+
+# -- hover -------------------------------------------------------------------------------------
+
+
+def _markdown(text: str) -> types.MarkupContent:
+    return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hover | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    model = ls.model()
+    if path is None or model is None:
+        return None
+    position = ls.position(path, params.position)
+    lines = ls.lines_for(path)
+    if position is None or lines is None:
+        return None
+    skill = model.skills.get(path)
+    if skill is not None:
+        found = features.frontmatter_key_at(skill.file, position)
+        text = features.skill_file_hover(model, skill, position)
+        if text is None or found is None:
+            return None
+        entry = skill.file.fields[found[0]]
+        span = entry.value_span if found[1] else entry.key_span
+        return types.Hover(contents=_markdown(text), range=lines.range(ls.codec, span))
+    target = features.code_target(model, path, position)
+    if target is None:
+        return None
+    text = features.code_hover(model, target)
+    if text is None:
+        return None
+    span = target.item.span if target.item is not None else (
+        target.call.keywords["skills"].name_span if target.kind == "skills-keyword" else target.call.callee_span)
+    return types.Hover(contents=_markdown(text), range=lines.range(ls.codec, span))
+
+
+# -- completion -------------------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", ":", "-"]))
+async def completion(ls: SkillLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    model = ls.model()
+    session = ls.session
+    if path is None or model is None or session is None:
+        return None
+    text = session.text(path)
+    if text is None:
+        return None
+    lines = Lines(text)
+    position = lines.from_client(ls.codec, params.position)
+    if is_skill_filename(path.name):
+        return _frontmatter_completion(ls, model, path, text, lines, position)
+    if path.suffix != ".py":
+        return None
+    source = features.python_source_for(text, path)
+    context = features.skill_string_context(text, position, source)
+    if context is None:
+        return None
+    registries, claude = features.completion_registries(model, path, context, text)
+    replace = lines.range(ls.codec, Span(context.start, context.end))
+    items: list[types.CompletionItem] = []
+    seen: set[str] = set()
+    for registry in registries:
+        for name in registry.names():
+            if name in seen or (name in context.listed and name != context.prefix):
+                continue
+            seen.add(name)
+            skill = registry.lookup(name)
+            assert skill is not None
+            description = skill.description or ""
+            items.append(types.CompletionItem(
+                label=name,
+                kind=types.CompletionItemKind.Module,
+                detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
+                documentation=_markdown(features.skill_hover(model, skill, claude)),
+                text_edit=types.TextEdit(range=replace, new_text=name),
+                filter_text=name,
+                sort_text=name,
+                label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
+            ))
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+def _frontmatter_completion(
+    ls: SkillLanguageServer, model: Model, path: Path, text: str, lines: Lines, position: Position
+) -> types.CompletionList | None:
+    skill = model.skills.get(path)
+    file = skill.file if skill is not None else features.parse_skill_text(text)
+    if skill is not None and file.text != text:
+        file = features.parse_skill_text(text)
+    profile = skill.profile if skill is not None else Profile.SPEC
+    entries = features.frontmatter_completion(file, profile, path.parent.name, position)
+    if not entries:
+        return None
+    line = file.lines[position.line]
+    items = []
+    for label, insert, kind, doc in entries:
+        if kind == "key":
+            start = len(line) - len(line.lstrip())
+            end = len(line.split(":", 1)[0]) if ":" in line else position.column
+            end = max(end, position.column)
+            span = Span.of(position.line, start, position.line, end)
+        else:
+            colon = line.index(":") + 1
+            start = colon + (len(line[colon:]) - len(line[colon:].lstrip()))
+            start = min(start, position.column)
+            span = Span.of(position.line, start, position.line, max(position.column, len(line.rstrip())))
+        items.append(types.CompletionItem(
+            label=label,
+            kind=types.CompletionItemKind.Property if kind == "key" else types.CompletionItemKind.Value,
+            documentation=_markdown(doc),
+            text_edit=types.TextEdit(range=lines.range(ls.codec, span), new_text=insert),
+            filter_text=label,
+        ))
+    return types.CompletionList(is_incomplete=False, items=items)
+
+
+# -- navigation ---------------------------------------------------------------------------------
+
+
+def _skill_location(ls: SkillLanguageServer, skill: SkillEntry) -> types.Location:
+    lines = ls.lines_for(skill.path)
+    entry = skill.file.fields.get("name")
+    span = entry.value_span if entry is not None else skill.file.line_span(0)
+    rng = lines.range(ls.codec, span) if lines is not None else types.Range(
+        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+    return types.Location(uri=uri_of(skill.path), range=rng)
+
+
+def _skill_under_cursor(ls: SkillLanguageServer, path: Path, position: Position) -> tuple[SkillEntry | None, str | None]:
+    """The skill meant at a position: in its own SKILL.md, or a listed name in code."""
+    model = ls.model()
+    if model is None:
+        return None, None
+    skill = model.skills.get(path)
+    if skill is not None:
+        return skill, skill.key
+    target = features.code_target(model, path, position)
+    if target is None or target.kind != "skill" or target.item is None or target.item.text is None:
+        return None, None
+    return features.resolve_listing(target.owner, target.item.text), target.item.text
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: SkillLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    if path is None:
+        return None
+    position = ls.position(path, params.position)
+    if position is None:
+        return None
+    model = ls.model()
+    if model is not None and path in model.skills:
+        link = _reference_at(ls, model.skills[path], position)
+        if link is not None:
+            return [types.Location(uri=uri_of(link), range=types.Range(start=types.Position(line=0, character=0),
+                                                                       end=types.Position(line=0, character=0)))]
+        return None
+    skill, _ = _skill_under_cursor(ls, path, position)
+    return [_skill_location(ls, skill)] if skill is not None else None
+
+
+def _reference_at(ls: SkillLanguageServer, skill: SkillEntry, position: Position) -> Path | None:
+    for reference in skill.file.references:
+        if reference.span.start <= position <= reference.span.end:
+            target = (skill.directory / reference.target.split("#", 1)[0]).resolve()
+            if target.exists():
+                return Path(os.path.abspath(target))
+    return None
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+async def references(ls: SkillLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    model = ls.model()
+    if path is None or model is None:
+        return None
+    position = ls.position(path, params.position)
+    if position is None:
+        return None
+    skill, name = _skill_under_cursor(ls, path, position)
+    if name is None:
+        return None
+    locations: list[types.Location] = []
+    if skill is not None:
+        listings = model.agents_using(skill)
+        if params.context.include_declaration and not skill.external:
+            locations.append(_skill_location(ls, skill))
+    else:
+        listings = model.listings.get(name, [])
+    for listing_path, span, _ in listings:
+        lines = ls.lines_for(listing_path)
+        if lines is not None:
+            locations.append(types.Location(uri=uri_of(listing_path), range=lines.range(ls.codec, span)))
+    return locations
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    model = ls.model()
+    if path is None or model is None:
+        return None
+    lines = ls.lines_for(path)
+    if lines is None:
+        return None
+    codec = ls.codec
+    skill = model.skills.get(path)
+    if skill is not None:
+        symbols: list[types.DocumentSymbol] = []
+        for key, entry in skill.file.fields.items():
+            full = Span(entry.key_span.start, max(entry.key_span.end, entry.value_span.end))
+            detail = entry.value if isinstance(entry.value, str) else None
+            symbols.append(types.DocumentSymbol(
+                name=key, kind=types.SymbolKind.Property, range=lines.range(codec, full),
+                selection_range=lines.range(codec, entry.key_span), detail=(detail or "")[:80] or None,
+            ))
+        stack: list[tuple[int, types.DocumentSymbol]] = []
+        for heading in skill.file.headings:
+            symbol = types.DocumentSymbol(
+                name=heading.text or "#", kind=types.SymbolKind.String, range=lines.range(codec, heading.span),
+                selection_range=lines.range(codec, heading.span), children=[],
+            )
+            while stack and stack[-1][0] >= heading.level:
+                stack.pop()
+            if stack:
+                parent = stack[-1][1]
+                parent.children = [*(parent.children or []), symbol]
+            else:
+                symbols.append(symbol)
+            stack.append((heading.level, symbol))
+        return symbols
+    python = model.pythons.get(path)
+    if python is None:
+        return []
+    result = []
+    owners: list[AgentEntry | OptionsEntry] = [*model.agents, *model.options]
+    for owner in owners:
+        if owner.path != path:
+            continue
+        children = [
+            types.DocumentSymbol(name=item.text or "?", kind=types.SymbolKind.Constant, range=lines.range(codec, item.span),
+                                 selection_range=lines.range(codec, item.span))
+            for item in (owner.skill_values() if isinstance(owner, AgentEntry) else _options_items(owner))
+            if item.kind == "str"
+        ]
+        name = owner.display_name if isinstance(owner, AgentEntry) else (owner.call.assigned_to or "ClaudeAgentOptions")
+        result.append(types.DocumentSymbol(
+            name=name, kind=types.SymbolKind.Class if isinstance(owner, AgentEntry) else types.SymbolKind.Object,
+            detail="Agent" if isinstance(owner, AgentEntry) else "ClaudeAgentOptions",
+            range=lines.range(codec, owner.call.span), selection_range=lines.range(codec, owner.call.callee_span),
+            children=children,
+        ))
+    for deck in model.decks:
+        if deck.path == path:
+            result.append(types.DocumentSymbol(
+                name=deck.call.assigned_to or "Deck", kind=types.SymbolKind.Module, detail="Deck",
+                range=lines.range(codec, deck.call.span), selection_range=lines.range(codec, deck.call.callee_span),
+            ))
+    return sorted(result, key=lambda s: (s.range.start.line, s.range.start.character))
+
+
+def _options_items(entry: OptionsEntry) -> list[Any]:
+    value = entry.call.keyword("skills")
+    return value.items if value is not None and value.kind == "list" else []
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+async def workspace_symbols(ls: SkillLanguageServer, params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    await ls.flush()
+    model = ls.model()
+    if model is None:
+        return []
+    found = []
+    for skill in model.skills.values():
+        if skill.external or not features.symbol_matches(params.query, skill.key):
+            continue
+        found.append(types.SymbolInformation(
+            name=skill.key, kind=types.SymbolKind.Module, location=_skill_location(ls, skill),
+            container_name=features.relative(skill.directory.parent, model),
+        ))
+        if len(found) >= 1000:
+            break
+    return found
+
+
+@server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
+async def document_links(ls: SkillLanguageServer, params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    skill = ls.skill_at(path) if path is not None else None
+    if skill is None or path is None:
+        return None
+    lines = ls.lines_for(path)
+    if lines is None:
+        return None
+    links = []
+    for reference in skill.file.references:
+        target = Path(os.path.normpath(skill.directory / reference.target.split("#", 1)[0]))
+        if target.exists():
+            links.append(types.DocumentLink(range=lines.range(ls.codec, reference.span), target=uri_of(target),
+                                            tooltip=f"Open {reference.target}"))
+    return links
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    model = ls.model()
+    skill = ls.skill_at(path) if path is not None else None
+    if skill is None or model is None or path is None:
+        return None
+    users = model.agents_using(skill)
+    lines = ls.lines_for(path)
+    if lines is None:
+        return None
+    locations = []
+    for listing_path, span, _ in users:
+        other = ls.lines_for(listing_path)
+        if other is not None:
+            locations.append(types.Location(uri=uri_of(listing_path), range=other.range(ls.codec, span)))
+    title = f"used by {len(users)} agent{'s' if len(users) != 1 else ''}"
+    rng = lines.range(ls.codec, skill.file.line_span(0))
+    return [types.CodeLens(range=rng, command=types.Command(
+        title=title, command="skillLsp.showReferences",
+        arguments=[uri_of(path), {"line": rng.start.line, "character": rng.start.character},
+                   [ls.protocol._converter.unstructure(location) for location in locations]],
+    ))]
+
+
+# -- rename --------------------------------------------------------------------------------------
+
+
+def _rename_target(ls: SkillLanguageServer, path: Path, position: Position) -> tuple[SkillEntry, Span] | None:
+    model = ls.model()
+    if model is None:
+        return None
+    skill = model.skills.get(path)
+    if skill is not None:
+        entry = skill.file.fields.get("name")
+        if entry is None or not isinstance(entry.value, str):
+            return None
+        if not (entry.key_span.start <= position <= entry.value_span.end):
+            return None
+        return skill, _unquoted(skill.file.lines, entry.value_span)
+    target = features.code_target(model, path, position)
+    if target is None or target.kind != "skill" or target.item is None or target.item.text is None:
+        return None
+    resolved = features.resolve_listing(target.owner, target.item.text)
+    if resolved is None or resolved.external:
+        return None
+    return resolved, target.item.content_span or target.item.span
+
+
+def _unquoted(lines: list[str], span: Span) -> Span:
+    if span.start.line == span.end.line:
+        text = lines[span.start.line][span.start.column : span.end.column]
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            return Span.of(span.start.line, span.start.column + 1, span.end.line, span.end.column - 1)
+    return span
+
+
+@server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+async def prepare_rename(ls: SkillLanguageServer, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    if path is None:
+        return None
+    position = ls.position(path, params.position)
+    lines = ls.lines_for(path)
+    if position is None or lines is None:
+        return None
+    found = _rename_target(ls, path, position)
+    if found is None:
+        return None
+    skill, span = found
+    return types.PrepareRenamePlaceholder(range=lines.range(ls.codec, span), placeholder=skill.dir_name)
+
+
+@server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    model = ls.model()
+    if path is None or model is None:
+        return None
+    position = ls.position(path, params.position)
+    if position is None:
+        return None
+    found = _rename_target(ls, path, position)
+    if found is None:
+        raise JsonRpcInvalidParams("Only a skill's name can be renamed: put the cursor on `name:` in a SKILL.md "
+                                   "or on a name in skills=[...]")
+    skill, _ = found
+    prefix = skill.root.prefix if skill.root is not None else ""
+    new_dir = params.new_name.strip()
+    if prefix and new_dir.startswith(prefix):
+        new_dir = new_dir[len(prefix):]
+    problem = name_problem(new_dir)
+    if problem is not None:
+        raise JsonRpcInvalidParams(f"'{params.new_name}' is not a valid skill name: {problem}")
+    target_dir = skill.directory.with_name(new_dir)
+    if new_dir != skill.dir_name and target_dir.exists():
+        raise JsonRpcInvalidParams(f"'{new_dir}' already exists in {skill.directory.parent.name}/")
+    old_key = skill.key
+    new_key = prefix + new_dir
+    edits: dict[Path, list[types.TextEdit]] = {}
+    lines = ls.lines_for(skill.path)
+    entry = skill.file.fields.get("name")
+    if lines is not None and entry is not None and isinstance(entry.value, str) and (
+        skill.profile != Profile.CLAUDE or entry.value == skill.dir_name
+    ):
+        span = _unquoted(skill.file.lines, entry.value_span)
+        edits.setdefault(skill.path, []).append(types.TextEdit(range=lines.range(ls.codec, span), new_text=new_dir))
+    for listing_path, _, owner in model.agents_using(skill):
+        other = ls.lines_for(listing_path)
+        if other is None:
+            continue
+        items = owner.skill_values() if isinstance(owner, AgentEntry) else _options_items(owner)
+        for item in items:
+            if item.kind == "str" and item.text == old_key:
+                edits.setdefault(listing_path, []).append(
+                    types.TextEdit(range=other.range(ls.codec, item.content_span or item.span), new_text=new_key))
+    can_rename = _resource_operations(ls, "rename") and bool(ls.capability("workspace", "workspace_edit", "document_changes"))
+    if not can_rename or new_dir == skill.dir_name:
+        if new_dir != skill.dir_name:
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"skill-lsp: this editor cannot rename directories; rename {skill.directory} to {new_dir} by hand.",
+            ))
+        if ls.capability("workspace", "workspace_edit", "document_changes"):
+            return types.WorkspaceEdit(document_changes=[
+                types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=uri_of(p), version=ls.document_version(p)), edits=list(e)) for p, e in edits.items()
+            ])
+        return types.WorkspaceEdit(changes={uri_of(p): e for p, e in edits.items()})
+    changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = [
+        types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(
+            uri=uri_of(p), version=ls.document_version(p)), edits=list(e)) for p, e in edits.items()
+    ]
+    changes.append(types.RenameFile(old_uri=uri_of(skill.directory), new_uri=uri_of(target_dir),
+                                    options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False)))
+    return types.WorkspaceEdit(document_changes=changes)
+
+
+def _resource_operations(ls: SkillLanguageServer, kind: str) -> bool:
+    operations = ls.capability("workspace", "workspace_edit", "resource_operations") or []
+    return any(str(getattr(op, "value", op)) == kind for op in operations)
+
+
+# -- code actions ---------------------------------------------------------------------------------
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    await ls.flush()
+    path = path_of(params.text_document.uri)
+    session = ls.session
+    if path is None or session is None:
+        return None
+    findings = session.findings.get(path, [])
+    lines = ls.lines_for(path)
+    if not findings or lines is None:
+        return None
+    by_key: dict[tuple[str, int, int, int, int], Finding] = {}
+    for finding in findings:
+        rng = lines.range(ls.codec, finding.span)
+        by_key[(finding.code, rng.start.line, rng.start.character, rng.end.line, rng.end.character)] = finding
+    resource_ops = _resource_operations(ls, "create") and _resource_operations(ls, "rename")
+    document_changes = bool(ls.capability("workspace", "workspace_edit", "document_changes"))
+    only = params.context.only
+    if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
+        return None
+    actions = []
+    for diag in params.context.diagnostics:
+        if diag.source != "skill-lsp":
+            continue
+        key = (str(diag.code), diag.range.start.line, diag.range.start.character, diag.range.end.line, diag.range.end.character)
+        matched = by_key.get(key)
+        if matched is None:
+            continue
+        for fix in matched.fixes:
+            lines_of: dict[Path, Lines] = {}
+            for edit in fix.edits:
+                if edit.path not in lines_of:
+                    other = ls.lines_for(edit.path)
+                    if other is not None:
+                        lines_of[edit.path] = other
+            versions = {p: v for p in lines_of if (v := ls.document_version(p)) is not None}
+            change = workspace_edit(fix, lines_of, ls.codec, versions, resource_ops, document_changes)
+            if change is None:
+                continue
+            actions.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                                            edit=change, is_preferred=fix.preferred or None))
+    return actions
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+@server.command("skillLsp.disclosure")
+async def disclosure_command(ls: SkillLanguageServer, *args: Any) -> dict[str, str] | None:
+    await ls.flush()
+    arguments = args[0] if len(args) == 1 and isinstance(args[0], list) else list(args)
+    if not arguments or not isinstance(arguments[0], dict):
+        raise JsonRpcInvalidParams("skillLsp.disclosure takes [{uri, position}]")
+    argument = arguments[0]
+    uri = argument.get("uri")
+    raw_position = argument.get("position") or {}
+    if not isinstance(uri, str) or not isinstance(raw_position, dict):
+        raise JsonRpcInvalidParams("skillLsp.disclosure takes [{uri, position}]")
+    path = path_of(uri)
+    model = ls.model()
+    if path is None or model is None:
+        return None
+    position = ls.position(path, types.Position(line=int(raw_position.get("line", 0)),
+                                                character=int(raw_position.get("character", 0))))
+    if position is None:
+        return None
+    owners: list[AgentEntry | OptionsEntry] = [*model.agents, *model.options]
+    chosen = None
+    for owner in owners:
+        if owner.path == path and owner.call.span.start <= position <= owner.call.span.end:
+            chosen = owner
+    if chosen is None:
+        in_file = [owner for owner in owners if owner.path == path]
+        if len(in_file) == 1:
+            chosen = in_file[0]
+    if chosen is None:
+        return None
+    result = agent_disclosure(model, chosen) if isinstance(chosen, AgentEntry) else options_disclosure(chosen)
+    return {"title": result.title, "text": result.text}

@@ -1,0 +1,172 @@
+"""The server's view of the workspace: the core index plus what changed since last time.
+
+Everything here is synchronous and protocol-free; the pygls layer calls it from
+one worker thread, so analyses never interleave.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import Config
+from ..discovery import is_skill_filename
+from ..index import Model, Workspace
+from ..model import Finding
+from ..rules import DirCache, analysed_files, file_findings
+from ..skillfile import SkillFile, parse_skill
+
+log = logging.getLogger("skill_lsp.server")
+
+
+@dataclass
+class Settings:
+    """Editor-side settings: how and when to validate, and the core's Config."""
+
+    validate: str = "onType"  # onType | onSave
+    debounce_ms: int = 300
+    config: Config = field(default_factory=Config)
+
+
+class Session:
+    def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.workspace = Workspace(folders, self.settings.config)
+        self.model: Model | None = None
+        self.findings: dict[Path, list[Finding]] = {}
+        self.dir_cache: DirCache = {}
+        self.generation = 0
+
+    @property
+    def folders(self) -> list[Path]:
+        return self.workspace.folders
+
+    # -- whole-workspace analysis ------------------------------------------------
+
+    def full_analysis(self, rescan: bool = True) -> set[Path]:
+        """Re-walk (when asked), rebuild the model and run every rule; the files whose findings changed."""
+        started = time.perf_counter()
+        if rescan:
+            self.workspace.rescan()
+            self.dir_cache.clear()
+        model = self.workspace.build()
+        fresh: dict[Path, list[Finding]] = {}
+        for path in analysed_files(model):
+            findings = file_findings(model, path, self.settings.config, self.dir_cache)
+            if findings:
+                fresh[path] = findings
+        changed = _diff(self.findings, fresh)
+        self.model = model
+        self.findings = fresh
+        self.generation += 1
+        log.info(
+            "analysed %d skills, %d agent definitions in %.0f ms",
+            len(model.skills), len(model.agents) + len(model.options), (time.perf_counter() - started) * 1000,
+        )
+        return changed
+
+    # -- edits ------------------------------------------------------------------------
+
+    def set_text(self, path: Path, text: str) -> None:
+        self.workspace.overlays[path] = text
+
+    def drop_text(self, path: Path) -> None:
+        self.workspace.overlays.pop(path, None)
+        self.workspace.forget(path)
+
+    def reanalyse(self, path: Path) -> set[Path]:
+        """After path's text changed: the cheapest analysis that is still exact."""
+        model = self.model
+        if model is None:
+            return self.full_analysis()
+        skill = model.skills.get(path)
+        if skill is not None and not skill.external:
+            return self._reanalyse_skill(model, path)
+        if path.suffix == ".py" or is_skill_filename(path.name) or path.name == "pyproject.toml":
+            return self.full_analysis(rescan=path.name == "pyproject.toml")
+        return set()
+
+    def _reanalyse_skill(self, model: Model, path: Path) -> set[Path]:
+        """A SKILL.md's text changed: roots and registries stay, so only it and its listers change."""
+        try:
+            text = self.workspace.text_of(path)
+        except OSError:
+            return self.full_analysis()
+        parsed = self.workspace._parse(path, text, python=False)
+        assert isinstance(parsed, SkillFile)
+        skill = model.skills[path]
+        old_name = skill.name
+        skill.file = parsed
+        affected = {path}
+        # listers of its key, and of its frontmatter name before and after (AD101 defers to SK108 there)
+        for name in {skill.key, old_name, skill.name}:
+            for listing_path, _, _ in model.listings.get(name or "", []):
+                affected.add(listing_path)
+        # SK301 lands on the other copies of a duplicated name too
+        for deck in model.decks:
+            if deck.registry is not None:
+                for other in deck.registry.skills.get(skill.key, []):
+                    affected.add(other.path)
+        changed: set[Path] = set()
+        for target in affected:
+            fresh = file_findings(model, target, self.settings.config, self.dir_cache)
+            if fresh != self.findings.get(target, []):
+                changed.add(target)
+                if fresh:
+                    self.findings[target] = fresh
+                else:
+                    self.findings.pop(target, None)
+        self.generation += 1
+        return changed
+
+    def files_changed(self, paths: list[Path]) -> set[Path]:
+        """Created, changed or deleted on disk (files or whole directories)."""
+        for path in paths:
+            self.workspace.forget(path)
+            for cached in list(self.dir_cache):
+                if cached == path or cached == path.parent or cached.is_relative_to(path):
+                    self.dir_cache.pop(cached, None)
+        return self.full_analysis()
+
+    def set_folders(self, folders: list[Path]) -> set[Path]:
+        overlays = self.workspace.overlays
+        self.workspace = Workspace(folders, self.settings.config)
+        self.workspace.overlays.update(overlays)
+        return self.full_analysis()
+
+    def set_settings(self, settings: Settings) -> set[Path]:
+        self.settings = settings
+        overlays = self.workspace.overlays
+        self.workspace = Workspace(self.workspace.folders, settings.config)
+        self.workspace.overlays.update(overlays)
+        return self.full_analysis()
+
+    # -- reading ----------------------------------------------------------------------
+
+    def text(self, path: Path) -> str | None:
+        try:
+            return self.workspace.text_of(path)
+        except OSError:
+            return None
+        except Exception:  # FileTooLarge and friends: no text to offer
+            return None
+
+    def skill_file(self, path: Path) -> SkillFile | None:
+        model = self.model
+        if model is not None and path in model.skills:
+            return model.skills[path].file
+        text = self.text(path)
+        return parse_skill(text) if text is not None else None
+
+
+def _diff(old: dict[Path, list[Finding]], new: dict[Path, list[Finding]]) -> set[Path]:
+    changed = {path for path in old if path not in new}
+    changed |= {path for path, findings in new.items() if old.get(path) != findings}
+    return changed
+
+
+def normalise(path: str) -> Path:
+    return Path(os.path.abspath(path))
