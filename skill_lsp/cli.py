@@ -58,13 +58,11 @@ def _project_folder(path: Path, cwd: Path) -> Path:
 def _project_root(start: Path) -> Path | None:
     home = Path.home()
     directory = start
-    while directory.parent != directory:
-        for marker in (".git", "pyproject.toml", ".agentdeck", ".claude"):
-            # ~/.claude holds the user's own settings, not a project
-            if marker == ".claude" and directory == home:
-                continue
-            if (directory / marker).exists():
-                return directory
+    # never the home directory: ~/.claude holds the user's own settings and ~/.git is often a
+    # dotfiles repository, neither of which makes the whole home directory a project
+    while directory.parent != directory and directory != home:
+        if any((directory / marker).exists() for marker in (".git", "pyproject.toml", ".agentdeck", ".claude")):
+            return directory
         directory = directory.parent
     return None
 

@@ -53,7 +53,12 @@ class SkillEntry:
 
     @property
     def key(self) -> str:
-        """The name agents list it by."""
+        """The name agents list it by: AgentDeck's registry is keyed by the frontmatter name,
+        Claude's by the directory name (with a plugin's prefix)."""
+        if self.profile == Profile.AGENTDECK:
+            name = self.name
+            if name is not None and name.strip():
+                return name
         return (self.root.prefix if self.root else "") + self.dir_name
 
     @property
@@ -296,9 +301,14 @@ class Workspace:
         return model
 
     def user_skills_dir(self) -> Path | None:
+        """Editor/CLI setting, then `user-skills-dir` of a folder's pyproject.toml, then the environment."""
         configured = self.settings.user_skills_dir
         if configured is not None:
             return configured
+        for folder in self.folders:
+            loaded = load_pyproject(folder / "pyproject.toml")
+            if loaded is not None and loaded.config.user_skills_dir is not None:
+                return loaded.config.user_skills_dir
         env = os.environ.get(USER_SKILLS_ENV)
         if env is not None:
             return Path(env).expanduser() if env else None

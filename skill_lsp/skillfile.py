@@ -234,6 +234,10 @@ _KEY_VALUE = re.compile(r"^(\s*)([^\s#:][^:#]*?):[ \t]+(\S.*?)\s*$")
 def _describe_yaml_error(skill: SkillFile, error: yaml.MarkedYAMLError, offset: int) -> YamlProblem:
     mark = error.problem_mark or error.context_mark
     problem = _problem_text(error)
+    last = (skill.close_line or len(skill.lines)) - 1
+    if mark is not None and error.context_mark is not None and mark.line + offset > last:
+        # "found unexpected end of stream": where the unclosed quote or bracket opened says more
+        mark = error.context_mark
     if mark is None:
         return YamlProblem(f"invalid YAML: {problem}", skill.line_span(0))
     line = mark.line + offset

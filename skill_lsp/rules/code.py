@@ -66,16 +66,21 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
                 continue
             if registry.lookup(name) is not None or not registry.complete:
                 continue
-            if any(skill.name == name for skill in model.skills_in(registry)):
-                continue  # its directory is named differently: SK108 reports that on the SKILL.md
             known = registry.names()
-            near = closest(name, known)
             where = f"the Deck at {deck.path.name}:{deck.call.span.start.line + 1}" if deck else "any AgentDeck root of the project"
-            roots = ", ".join(str(_rel(root.path, agent.folder)) for root in registry.roots if root.path.is_dir()) or "none exist"
+            mislabelled = next((skill for skill in model.skills_in(registry) if skill.dir_name == name), None)
+            if mislabelled is not None:
+                near = [mislabelled.key]
+                detail = (f"the skill in {name}/ is named '{mislabelled.key}' in its frontmatter, and the registry is keyed "
+                          "by that name; fix the name in its SKILL.md (SK108)")
+            else:
+                near = closest(name, known)
+                roots = ", ".join(str(_rel(root.path, agent.folder)) for root in registry.roots if root.path.is_dir()) or "none exist"
+                detail = f"no skill of {where} has that name (roots: {roots}){did_you_mean(near)}"
             reporter.report(
                 "AD101", path, item.span,
-                f"unknown skill '{name}': no skill of {where} has that name (roots: {roots}){did_you_mean(near)}",
-                fixes=_replace_fixes(path, item, near) + _create_fix(registry, name),
+                f"unknown skill '{name}': {detail}",
+                fixes=(_replace_fixes(path, item, near) + _create_fix(registry, name)) if mislabelled is None else [],
                 data={"closest": near, "name": name},
             )
             break

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import sys
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -318,6 +319,16 @@ def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
     for timer in ls.timers.values():
         timer.cancel()
     ls.timers.clear()
+
+
+@server.feature(types.EXIT)
+def on_exit(ls: SkillLanguageServer, params: None) -> None:
+    """Exit now, with the status the spec asks for: 0 after shutdown, 1 without."""
+    code = 0 if getattr(ls.protocol, "_shutdown", False) else 1
+    try:
+        sys.stdout.flush()
+    finally:
+        os._exit(code)
 
 
 # -- documents ---------------------------------------------------------------------------------
@@ -782,11 +793,12 @@ async def document_links(ls: SkillLanguageServer, params: types.DocumentLinkPara
     if lines is None:
         return None
     links = []
+    tooltips = bool(ls.capability("text_document", "document_link", "tooltip_support"))
     for reference in skill.file.references:
         target = Path(os.path.normpath(skill.directory / reference.target.split("#", 1)[0]))
         if target.exists():
             links.append(types.DocumentLink(range=lines.range(ls.codec, reference.span), target=uri_of(target),
-                                            tooltip=f"Open {reference.target}"))
+                                            tooltip=f"Open {reference.target}" if tooltips else None))
     return links
 
 

@@ -380,7 +380,8 @@ def frontmatter_completion(file: SkillFile, profile: Profile, dir_name: str, pos
     if ":" not in before:
         if before.startswith((" ", "\t", "-")):
             return []
-        present = set(file.fields)
+        # the keys written so far, even while the YAML does not parse
+        present = {match.group(1) for text in file.lines[1:end] if (match := re.match(r"^([\w-]+)\s*:", text))}
         return [(key, f"{key}: ", "key", field_doc(spec, profile)) for key, spec in fields.items() if key not in present]
     key = before.split(":", 1)[0].strip()
     spec = fields.get(key)

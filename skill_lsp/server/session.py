@@ -98,8 +98,10 @@ class Session:
         parsed = self.workspace._parse(path, text, python=False)
         assert isinstance(parsed, SkillFile)
         skill = model.skills[path]
-        old_name = skill.name
+        old_name, old_key = skill.name, skill.key
         skill.file = parsed
+        if skill.key != old_key:
+            return self.full_analysis(rescan=False)  # registries are keyed by the name that changed
         affected = {path}
         # listers of its key, and of its frontmatter name before and after (AD101 defers to SK108 there)
         for name in {skill.key, old_name, skill.name}:

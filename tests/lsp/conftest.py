@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
 from collections.abc import AsyncIterator
@@ -52,7 +53,7 @@ async def wait_for_index(client: LanguageClient) -> None:
     for _ in range(200):
         if any("indexed" in message.message for message in client.log_messages):
             return
-        await client.wait_for_notification("window/logMessage")
+        await asyncio.wait_for(client.wait_for_notification("window/logMessage"), 30)
     raise AssertionError("the server never finished indexing")
 
 
@@ -78,12 +79,70 @@ async def diagnostics_for(client: LanguageClient, path: Path, predicate=lambda i
     """The last published diagnostics of path, once predicate holds (waits for publications)."""
     key = uri(path)
     for _ in range(attempts):
-        items = client.diagnostics.get(key)
+        published = client.diagnostics.get(key)
+        items = list(published) if published is not None else None
         if items is not None and predicate(items):
             return items
-        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        try:
+            await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+        except asyncio.TimeoutError:
+            break
     raise AssertionError(f"no matching diagnostics for {path.name}: {client.diagnostics.get(key)}")
 
 
 def codes(items) -> list[str]:
     return sorted(str(item.code) for item in items)
+
+
+def code_units(char: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(char.encode("utf-8"))
+    if encoding == "utf-32":
+        return 1
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+def apply_edits(text: str, edits, encoding: str = "utf-16") -> str:
+    """Apply LSP TextEdits (positions in the given encoding) to text, as an editor would."""
+    from skill_lsp.textutil import split_lines
+
+    lines = split_lines(text)
+
+    def offset(position: types.Position) -> int:
+        line = lines[position.line] if position.line < len(lines) else ""
+        units = 0
+        column = 0
+        for char in line:
+            if units >= position.character:
+                break
+            units += code_units(char, encoding)
+            column += 1
+        return sum(len(each) + 1 for each in lines[: position.line]) + column
+
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start, end = offset(edit.range.start), offset(edit.range.end)
+        text = text[:start] + edit.new_text + text[end:]
+        lines = split_lines(text)
+    return text
+
+
+def position_of(path: Path, needle: str, delta: int = 0, encoding: str = "utf-16") -> types.Position:
+    """The position of the first occurrence of needle (plus delta code points) in the file."""
+    text = path.read_text(encoding="utf-8")
+    index = text.index(needle) + delta
+    line = text.count("\n", 0, index)
+    column_text = text[text.rfind("\n", 0, index) + 1 : index]
+    if encoding == "utf-8":
+        character = len(column_text.encode("utf-8"))
+    elif encoding == "utf-32":
+        character = len(column_text)
+    else:
+        character = len(column_text.encode("utf-16-le")) // 2
+    return types.Position(line=line, character=character)
+
+
+def encoding_of(client: LanguageClient) -> str:
+    """The position encoding the server chose (pygls takes the client's first supported one)."""
+    general = client.capabilities.general if client.capabilities else None
+    encodings = general.position_encodings if general is not None else None
+    return encodings[0] if encodings else "utf-16"

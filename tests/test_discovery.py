@@ -1,0 +1,316 @@
+"""Every skill root of SPEC §2, what is never walked, and symlinks out of the project."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from .helpers import codes, having, one, skill_md, span_of, where, write_files
+
+BROKEN = "no frontmatter at all\n"  # SK101 wherever it is discovered
+
+
+def deck_agent(skills_expr: str, names: str = '["alpha", "beta"]', header: str = "") -> str:
+    return f'''
+import os
+from pathlib import Path
+from agentdeck import Agent, Deck
+{header}
+booking = Agent(name="Booking", instructions="Help.", skills={names})
+deck = Deck(agents=[booking], skills={skills_expr})
+'''
+
+
+# -- AgentDeck roots ----------------------------------------------------------------------------
+
+
+def test_project_default_root_with_from_project(check_project):
+    source = '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", instructions="Help.", skills=["parse-request", "quote-fare"])
+deck = Deck.from_project(agents=[booking])
+'''
+    findings = check_project({
+        ".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        ".agentdeck/agents/booking/agent.py": source,
+    })
+    finding = one(findings, "AD101")
+    assert where(finding) == span_of(source, '"quote-fare"')
+    assert ".agentdeck/skills" in finding["message"]
+
+
+def test_from_project_finds_the_project_above_a_nested_agent(check_project):
+    source = '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", instructions="Help.", skills=["parse-request"])
+deck = Deck.from_project(agents=[booking])
+'''
+    assert check_project({
+        "services/booking/.agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        "services/booking/.agentdeck/agents/booking/agent.py": source,
+    }) == []
+
+
+@pytest.mark.parametrize(
+    ("skills_expr", "header"),
+    [
+        ('["./skills", "./more"]', ""),
+        ('("./skills", "./more")', ""),
+        ('[Path("skills"), Path("more")]', ""),
+        ('[Path(__file__).parent / "skills", Path(__file__).parent / "more"]', ""),
+        ('[Path(__file__).resolve().parent / "skills", "more"]', ""),
+        ('[os.path.join(os.path.dirname(__file__), "skills"), "more"]', ""),
+        ('[SKILLS_DIR, "more"]', 'SKILLS_DIR = Path(__file__).parent / "skills"'),
+    ],
+)
+def test_deck_roots_of_every_static_form(check_project, skills_expr, header):
+    files = {
+        "app/agent.py": deck_agent(skills_expr, header=header),
+        "app/skills/alpha/SKILL.md": skill_md("alpha"),
+        "app/more/beta/SKILL.md": skill_md("beta"),
+    }
+    assert check_project(files) == []
+
+
+@pytest.mark.parametrize("skills_expr", ['"./skills"', 'Path("skills")', 'Path(__file__).parent / "skills"'])
+def test_deck_root_relative_to_the_calling_file_first(check_project, skills_expr):
+    source = deck_agent(skills_expr)
+    findings = check_project({
+        "app/agent.py": source,
+        "app/skills/alpha/SKILL.md": skill_md("alpha"),
+        "skills/beta/SKILL.md": skill_md("beta"),  # the workspace's skills/, not the Deck's
+    })
+    assert [where(f) for f in having(findings, "AD101")] == [span_of(source, '"beta"')]
+
+
+def test_deck_root_falls_back_to_the_workspace(check_project):
+    # app/shared/skills does not exist; <workspace>/shared/skills does
+    assert check_project({
+        "app/agent.py": deck_agent('"shared/skills"'),
+        "shared/skills/alpha/SKILL.md": skill_md("alpha"),
+        "shared/skills/beta/SKILL.md": skill_md("beta"),
+    }) == []
+
+
+def test_deck_root_with_any_directory_name_is_a_root(project):
+    project.write({
+        "app/agent.py": deck_agent('"./prompts"', names='["alpha"]'),
+        "app/prompts/alpha/SKILL.md": skill_md("alpha"),
+    })
+    assert project.check() == []
+    # without the Deck nothing discovers it
+    project.path("app/agent.py").unlink()
+    assert codes(project.check()) == ["SK302"]
+
+
+def test_deck_root_skills_get_the_agentdeck_profile(check_project):
+    findings = check_project({
+        "app/agent.py": deck_agent('"./prompts"', names='["alpha"]'),
+        "app/prompts/alpha/SKILL.md": skill_md(name=None, extra="when_to_use: always"),
+    })
+    assert sorted((f["code"], f["severity"]) for f in findings) == [("SK105", "error"), ("SK111", "warning")]
+
+
+def test_deck_root_is_direct_child_only(check_project):
+    findings = check_project({
+        "app/agent.py": deck_agent('"./prompts"', names='["alpha"]'),
+        "app/prompts/group/alpha/SKILL.md": skill_md("alpha"),
+    })
+    assert sorted(codes(findings)) == ["AD101", "SK302"]
+    assert "app/prompts/alpha/SKILL.md" in one(findings, "SK302")["message"]
+
+
+# -- Claude roots ------------------------------------------------------------------------------------
+
+DESK = '''
+from claude_agent_sdk import ClaudeAgentOptions
+
+options = ClaudeAgentOptions(skills={skills}{extra})
+'''
+
+
+def desk(skills: str, extra: str = "") -> str:
+    return DESK.format(skills=skills, extra=extra)
+
+
+def test_claude_project_root(check_project):
+    findings = check_project({
+        ".claude/skills/order-status/SKILL.md": skill_md(name=None, extra="when_to_use: Asked about an order."),
+        "desk.py": desk('["order-status", "refunds"]'),
+    })
+    assert [(f["code"], f["path"]) for f in findings] == [("CL103", "desk.py")]
+
+
+def test_claude_add_dirs(check_project):
+    files = {"extra/.claude/skills/refund-policy/SKILL.md": skill_md("refund-policy")}
+    assert check_project({**files, "desk.py": desk('["refund-policy"]', ', add_dirs=["extra"]')}) == []
+    assert codes(check_project({**files, "desk.py": desk('["refund-policy"]')})) == ["CL103"]
+
+
+def test_claude_add_dirs_with_path_objects(check_project):
+    source = "from pathlib import Path\n" + desk('["refund-policy"]', ', add_dirs=[Path(__file__).parent / "extra"]')
+    assert check_project({"extra/.claude/skills/refund-policy/SKILL.md": skill_md("refund-policy"), "desk.py": source}) == []
+
+
+PLUGIN = {
+    "plugins/shop-plugin/.claude-plugin/plugin.json": '{"name": "shop", "version": "1.0.0"}\n',
+    "plugins/shop-plugin/skills/refund/SKILL.md": skill_md("refund"),
+}
+
+
+def test_local_plugin_skills_carry_the_plugin_name(check_project):
+    source = desk('["shop:refund", "refund"]', ', plugins=[{"type": "local", "path": "./plugins/shop-plugin"}]')
+    findings = check_project({**PLUGIN, "desk.py": source})
+    finding = one(findings, "CL103")
+    assert where(finding) == span_of(source, '"refund"')
+    assert "did you mean 'shop:refund'" in finding["message"]
+
+
+def test_local_plugin_without_manifest_uses_the_directory_name(check_project):
+    source = desk('["tools:lint"]', ', plugins=[{"type": "local", "path": "plugins/tools"}]')
+    assert check_project({"plugins/tools/skills/lint/SKILL.md": skill_md("lint"), "desk.py": source}) == []
+
+
+def test_plugin_skills_are_claude_skills(check_project):
+    findings = check_project({
+        **PLUGIN,
+        "plugins/shop-plugin/skills/refund/SKILL.md": skill_md("Refund desk", extra="effort: high"),
+    })
+    assert [(f["code"], f["severity"]) for f in findings] == [("SK108", "warning")]
+
+
+def test_user_skills_dir_from_the_command_line(project, tmp_path):
+    user = tmp_path / "home-skills"
+    write_files(user, {"shared-tone/SKILL.md": skill_md("shared-tone"), "broken/SKILL.md": BROKEN})
+    project.write({"desk.py": desk('["shared-tone"]')})
+    assert codes(project.check()) == ["CL103"]
+    # found there, and the user's own (broken) skills are not this project's findings
+    assert project.check("--user-skills-dir", str(user)) == []
+
+
+def test_user_skills_dir_from_the_environment(project, tmp_path, monkeypatch):
+    user = tmp_path / "home-skills"
+    write_files(user, {"shared-tone/SKILL.md": skill_md("shared-tone")})
+    monkeypatch.setenv("SKILL_LSP_USER_SKILLS_DIR", str(user))
+    project.write({"desk.py": desk('["shared-tone"]')})
+    assert project.check() == []
+    # only with the "user" setting source
+    project.write({"desk.py": desk('["shared-tone"]', ', setting_sources=["project"]')})
+    assert codes(project.check()) == ["CL103"]
+
+
+def test_user_skills_dir_from_pyproject(project, tmp_path):
+    user = tmp_path / "home-skills"
+    write_files(user, {"shared-tone/SKILL.md": skill_md("shared-tone")})
+    project.write({"desk.py": desk('["shared-tone"]'), "pyproject.toml": f'[tool.skill-lsp]\nuser-skills-dir = "{user}"\n'})
+    assert project.check() == []
+
+
+# -- generic roots ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("root", [".agents/skills", ".github/skills"])
+def test_generic_spec_roots(check_project, root):
+    findings = check_project({f"{root}/pdf/SKILL.md": skill_md("pdf", extra="when_to_use: PDFs")})
+    finding = one(findings, "SK111")  # the spec profile does not know Claude's fields
+    assert finding["path"] == f"{root}/pdf/SKILL.md"
+
+
+@pytest.mark.parametrize("collection", ["skills", "vendor/anthropic-skills/skills"])
+def test_skills_collection(check_project, collection):
+    findings = check_project({
+        f"{collection}/pdf/SKILL.md": skill_md("pdf"),
+        f"{collection}/docx/SKILL.md": skill_md("docx", extra="when_to_use: Word files"),
+    })
+    assert [(f["path"], f["code"]) for f in findings] == [(f"{collection}/docx/SKILL.md", "SK111")]
+
+
+@pytest.mark.parametrize(("profile", "severity"), [("claude", "warning"), ("agentdeck", "error"), ("spec", "error")])
+def test_configured_root_with_a_profile(check_project, profile, severity):
+    findings = check_project({
+        "prompts/order-status/SKILL.md": skill_md("Order status"),
+        "pyproject.toml": f'[tool.skill-lsp]\nroots = [{{ path = "prompts", profile = "{profile}" }}]\n',
+    })
+    mismatch = one(findings, "SK108")
+    assert mismatch["severity"] == severity
+
+
+def test_configured_root_overrides_the_conventional_profile(check_project):
+    findings = check_project({
+        ".agents/skills/helper/SKILL.md": skill_md("helper", extra="when_to_use: always"),
+        "pyproject.toml": '[tool.skill-lsp]\nroots = [{ path = ".agents/skills", profile = "claude" }]\n',
+    })
+    assert findings == []
+
+
+def test_without_a_root_a_skill_is_undiscovered(check_project):
+    assert codes(check_project({"prompts/order-status/SKILL.md": skill_md("order-status")})) == ["SK302"]
+
+
+# -- what is never walked ------------------------------------------------------------------------------------
+
+
+def test_version_control_dependencies_and_virtualenvs_are_skipped(check_project):
+    findings = check_project({
+        ".git/skills/bad/SKILL.md": BROKEN,
+        "node_modules/some-pkg/skills/bad/SKILL.md": BROKEN,
+        "env/pyvenv.cfg": "home = /usr/bin\n",
+        "env/lib/python3.12/site-packages/pkg/skills/bad/SKILL.md": BROKEN,
+        "env/lib/python3.12/site-packages/pkg/agent.py": 'from agentdeck import Agent\na = Agent(skills=["nope"])\n',
+        ".agentdeck/skills/good/SKILL.md": skill_md("good"),
+    })
+    assert findings == []
+
+
+@pytest.mark.parametrize("pattern", ["vendor", "vendor/", "vendor/**", "**/third_party/*"])
+def test_exclude_globs(check_project, pattern):
+    findings = check_project({
+        "vendor/third_party/skills/bad/SKILL.md": BROKEN,
+        ".agentdeck/skills/good/SKILL.md": skill_md("good"),
+        "pyproject.toml": f'[tool.skill-lsp]\nexclude = ["{pattern}"]\n',
+    })
+    assert findings == []
+
+
+def test_without_exclude_the_vendored_skill_is_checked(check_project):
+    assert codes(check_project({"vendor/third_party/skills/bad/SKILL.md": BROKEN})) == ["SK101"]
+
+
+# -- symlinks -------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A directory outside the project holding a broken skill."""
+    other = tmp_path / "elsewhere"
+    write_files(other, {"skills/evil/SKILL.md": BROKEN, "skills/evil/agent.py": 'from agentdeck import Agent\nAgent(skills=["x"])\n'})
+    return other
+
+
+def test_symlinked_skill_out_of_the_project_is_never_followed(project, outside):
+    project.write({".agentdeck/skills/good/SKILL.md": skill_md("good")})
+    os.symlink(outside / "skills" / "evil", project.path(".agentdeck/skills/evil"), target_is_directory=True)
+    assert project.check() == []
+
+
+def test_symlinked_root_out_of_the_project_is_never_followed(project, outside):
+    project.path(".claude").mkdir()
+    os.symlink(outside / "skills", project.path(".claude/skills"), target_is_directory=True)
+    assert project.check() == []
+
+
+def test_symlinked_skill_file_out_of_the_project_is_never_read(project, outside):
+    project.path(".agentdeck/skills/evil").mkdir(parents=True)
+    os.symlink(outside / "skills" / "evil" / "SKILL.md", project.path(".agentdeck/skills/evil/SKILL.md"))
+    assert project.check() == []
+
+
+def test_symlink_inside_the_project_is_followed(project):
+    project.write({"shared/tone/SKILL.md": BROKEN})
+    project.path(".agentdeck/skills").mkdir(parents=True)
+    os.symlink(project.path("shared/tone"), project.path(".agentdeck/skills/tone"), target_is_directory=True)
+    assert "SK101" in codes(project.check())

@@ -1,0 +1,201 @@
+"""Which calls count: resolution through the file's imports, and which Deck an Agent belongs to."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import codes, one, skill_md, span_of, where
+
+SKILL = {".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request")}
+
+
+# -- AgentDeck calls through every import form ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'from agentdeck import Agent as A\n\nbooking = A(name="Booking", skills=["nope"])\n',
+        'import agentdeck as ad\n\nbooking = ad.Agent(name="Booking", skills=["nope"])\n',
+        'import agentdeck\n\nbooking = agentdeck.Agent(name="Booking", skills=["nope"])\n',
+        'from agentdeck import *\n\nbooking = Agent(name="Booking", skills=["nope"])\n',
+        'from agentdeck.agents import Agent\n\nbooking = Agent(name="Booking", skills=["nope"])\n',
+        'from agentdeck import (\n    Deck,\n    Agent as DeckAgent,\n)\n\nbooking = DeckAgent(name="Booking", skills=["nope"])\n',
+    ],
+    ids=["from-as", "import-as", "import", "star", "submodule", "parenthesized"],
+)
+def test_agentdeck_agent_through_imports(check_project, source):
+    findings = check_project({**SKILL, "agent.py": source})
+    finding = one(findings, "AD101")
+    assert where(finding) == span_of(source, '"nope"')
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'from claude_agent_sdk import ClaudeAgentOptions\n\noptions = ClaudeAgentOptions(skills=["shop:*"])\n',
+        'from claude_agent_sdk import ClaudeAgentOptions as Options\n\noptions = Options(skills=["shop:*"])\n',
+        'import claude_agent_sdk as sdk\n\noptions = sdk.ClaudeAgentOptions(skills=["shop:*"])\n',
+        'import claude_agent_sdk\n\noptions = claude_agent_sdk.ClaudeAgentOptions(skills=["shop:*"])\n',
+        'from claude_agent_sdk import *\n\noptions = ClaudeAgentOptions(skills=["shop:*"])\n',
+    ],
+    ids=["from", "from-as", "import-as", "import", "star"],
+)
+def test_claude_options_through_imports(check_project, source):
+    finding = one(check_project({"desk.py": source}), "CL101")
+    assert where(finding) == span_of(source, '"shop:*"')
+
+
+# -- other frameworks' Agent is never touched ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'from crewai import Agent\n\nresearcher = Agent(role="Researcher", skills=["nope"])\n',
+        'from agents import Agent\n\nassistant = Agent(name="Assistant", skills=["nope"])\n',
+        'import crewai\n\nresearcher = crewai.Agent(role="Researcher", skills=["nope"])\n',
+        'from agentdeck import Deck\n\n\nclass Agent:\n    def __init__(self, **kwargs):\n        self.kwargs = kwargs\n\n\n'
+        'helper = Agent(name="Helper", skills=["nope"])\n',
+        'import agentdeck\n\n\ndef Agent(**kwargs):\n    return kwargs\n\n\nhelper = Agent(name="Helper", skills=["nope"])\n',
+        'Agent = object\nhelper = Agent(name="Helper", skills=["nope"])  # mentions agentdeck in a comment only\n',
+        'from my_app.claude_agent_sdk_shim import ClaudeAgentOptions\n\noptions = ClaudeAgentOptions(skills="x")\n',
+    ],
+    ids=["crewai", "openai-agents", "crewai-module", "local-class", "local-function", "no-import", "lookalike-module"],
+)
+def test_other_agents_are_never_flagged(check_project, source):
+    assert check_project({**SKILL, "agent.py": source}) == []
+
+
+def test_framework_agent_and_other_agent_in_one_file(check_project):
+    source = '''
+from crewai import Agent as CrewAgent
+from agentdeck import Agent
+
+crew = CrewAgent(role="Researcher", skills=["nope"])
+booking = Agent(name="Booking", skills=["nope"])
+'''
+    finding = one(check_project({**SKILL, "agent.py": source}), "AD101")
+    assert where(finding) == span_of(source, '"nope"', occurrence=2)
+
+
+# -- Deck membership -------------------------------------------------------------------------------------
+
+
+def test_membership_in_the_same_file(check_project):
+    # the Deck lists the agent's variable and has no skills=: AD102, not an unknown name
+    source = '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", skills=["parse-request"])
+deck = Deck(agents=[booking])
+'''
+    assert codes(check_project({**SKILL, "agent.py": source})) == ["AD102"]
+
+
+def test_membership_of_an_inline_agent(check_project):
+    source = '''
+from agentdeck import Agent, Deck
+
+deck = Deck(agents=[Agent(name="Booking", skills=["parse-request", "quote-fare"])], skills="./skills")
+'''
+    findings = check_project({"app/deck.py": source, "app/skills/quote-fare/SKILL.md": skill_md("quote-fare"), **SKILL})
+    finding = one(findings, "AD101")
+    assert where(finding) == span_of(source, '"parse-request"')
+
+
+@pytest.mark.parametrize("import_line", ["from .booking import booking", "from pkg.booking import booking"])
+def test_membership_through_an_import_from_another_file(check_project, import_line):
+    booking = '''
+from agentdeck import Agent
+
+booking = Agent(name="Booking", skills=["quote-fare", "parse-request"])
+'''
+    deck = f'''
+from agentdeck import Deck
+{import_line}
+
+deck = Deck(agents=[booking], skills="./skills")
+'''
+    findings = check_project({
+        **SKILL,  # parse-request is in the project default root, not in the Deck's root
+        "pkg/__init__.py": "",
+        "pkg/booking.py": booking,
+        "pkg/deck.py": deck,
+        "pkg/skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+    })
+    finding = one(findings, "AD101")
+    assert finding["path"] == "pkg/booking.py"
+    assert where(finding) == span_of(booking, '"parse-request"')
+    assert f"Deck at deck.py:{span_of(deck, 'Deck(agents')[0]}" in finding["message"]
+
+
+def test_same_variable_name_in_another_module_is_not_a_member(check_project):
+    # deck.py lists its own `booking`; the agent in other.py is in no Deck
+    findings = check_project({
+        **SKILL,
+        "pkg/deck.py": '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", skills=["parse-request"])
+deck = Deck(agents=[booking])
+''',
+        "pkg/other.py": '''
+from agentdeck import Agent
+
+booking = Agent(name="Other", skills=["parse-request"])
+''',
+    })
+    assert [(f["path"], f["code"]) for f in findings] == [("pkg/deck.py", "AD102")]
+
+
+def test_agent_in_no_deck_is_checked_against_the_default_root_and_every_deck_root(check_project):
+    lone = '''
+from agentdeck import Agent
+
+lone = Agent(name="Lone", skills=["parse-request", "quote-fare", "missing-one"])
+'''
+    findings = check_project({
+        **SKILL,
+        "lone.py": lone,
+        "other/deck.py": 'from agentdeck import Deck\n\ndeck = Deck(agents=[], skills="./skills")\n',
+        "other/skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+    })
+    finding = one(findings, "AD101")
+    assert where(finding) == span_of(lone, '"missing-one"')
+    assert ".agentdeck/skills" in finding["message"] and "other/skills" in finding["message"]
+
+
+def test_agent_in_a_deck_is_not_checked_against_other_decks(check_project):
+    files = {
+        "a/deck.py": '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", skills=["quote-fare"])
+deck = Deck(agents=[booking], skills="./skills")
+''',
+        "a/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        "b/deck.py": 'from agentdeck import Deck\n\ndeck = Deck(agents=[], skills="./skills")\n',
+        "b/skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+    }
+    # quote-fare exists, but only under the other Deck's root
+    finding = one(check_project(files), "AD101")
+    assert finding["path"] == "a/deck.py"
+    assert "'quote-fare'" in finding["message"]
+
+
+def test_agent_in_two_decks_is_checked_against_both(check_project):
+    source = '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", skills=["parse-request"])
+small = Deck(agents=[booking], skills="./small")
+large = Deck(agents=[booking], skills=["./small", "./large"])
+'''
+    findings = check_project({
+        "app/decks.py": source,
+        "app/large/parse-request/SKILL.md": skill_md("parse-request"),
+        "app/small/quote-fare/SKILL.md": skill_md("quote-fare"),
+    })
+    finding = one(findings, "AD101")
+    assert f"decks.py:{span_of(source, 'small = Deck')[0]}" in finding["message"]  # the Deck that lacks it

@@ -1,0 +1,156 @@
+"""SK201-SK204: the body of a SKILL.md and the files it references."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import PROFILES, codes, one, skill_md, where
+
+# skill_md() puts the body on line 6: ---, name, description, ---, blank line.
+BODY_LINE = 6
+
+
+# -- SK201 empty-body ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", ["", "\n\n", "   \n"])
+def test_sk201_no_instructions_after_the_frontmatter(check_skill, body):
+    finding = one(check_skill(skill_md(body=body)), "SK201")
+    # on the closing '---'
+    assert where(finding) == (4, 1, 4, 4)
+    assert finding["severity"] == "warning"
+    assert "no instructions" in finding["message"]
+
+
+def test_sk201_frontmatter_only_without_trailing_newline(check_skill):
+    assert codes(check_skill("---\nname: demo\ndescription: Do it.\n---")) == ["SK201"]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_sk201_any_instruction_is_enough(check_skill, profile):
+    assert check_skill(skill_md(body="Do it.\n"), profile=profile) == []
+
+
+# -- SK202 missing-file -----------------------------------------------------------------
+
+
+def test_sk202_link_to_a_missing_file(check_skill):
+    findings = check_skill(skill_md(body="Read [the guide](references/guide.md) first.\n"))
+    finding = one(findings, "SK202")
+    # the link target, not the whole line
+    assert where(finding) == (BODY_LINE, 18, BODY_LINE, 37)
+    assert finding["severity"] == "warning"
+    assert "'references/guide.md'" in finding["message"]
+
+
+def test_sk202_suggests_the_closest_file(check_skill):
+    finding = one(
+        check_skill(skill_md(body="Read [the guide](references/guid.md).\n"), files={"references/guide.md": "# Guide\n"}),
+        "SK202",
+    )
+    assert "did you mean 'references/guide.md'" in finding["message"]
+
+
+def test_sk202_bare_path_to_a_missing_script(check_skill):
+    finding = one(check_skill(skill_md(body="Run `scripts/split_legs.py` on the text.\n")), "SK202")
+    assert where(finding) == (BODY_LINE, 6, BODY_LINE, 27)
+    assert "'scripts/split_legs.py'" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Read [the guide](references/guide.md) first.",
+        "Read [the guide](./references/guide.md) first.",
+        "Read [the guide](<references/guide.md>) first.",
+        "Read [a section](references/guide.md#pricing).",
+        "Run `scripts/split_legs.py` on the text.",
+        "Run scripts/split_legs.py on the text.",
+        "Templates live in [assets](assets/).",
+        "See [my notes](references/my%20notes.md).",
+        "See [guide][g].\n\n[g]: references/guide.md",
+        "Jump to [pricing](#pricing).",
+        "Read [the spec](https://agentskills.io/specification) and [mail](mailto:team@example.com).",
+        "```bash\npython scripts/not-there.py\ncat references/absent.md\n```",
+        "~~~\nsee [x](references/absent.md)\n~~~",
+        "Fill in [the {name} template](templates/{name}.md).",
+    ],
+)
+def test_sk202_existing_or_non_file_references(check_skill, body):
+    files = {
+        "references/guide.md": "# Guide\n",
+        "references/my notes.md": "notes\n",
+        "scripts/split_legs.py": "print('x')\n",
+        "assets/logo.svg": "<svg/>\n",
+    }
+    assert check_skill(skill_md(body=body + "\n"), files=files) == []
+
+
+def test_sk202_paths_resolve_against_the_skill_directory(check_skill, project):
+    # the file exists, but beside the project root, not in the skill directory
+    project.write({"references/guide.md": "# Guide\n"})
+    assert codes(check_skill(skill_md(body="Read [it](references/guide.md).\n"))) == ["SK202"]
+
+
+def test_sk202_parent_relative_link_to_an_existing_file(check_skill, project):
+    project.write({".agentdeck/skills/shared.md": "shared\n"})
+    assert check_skill(skill_md(body="Read [shared](../shared.md).\n")) == []
+
+
+# -- SK203 body-too-long -----------------------------------------------------------------
+
+
+def test_sk203_body_over_500_lines(check_skill):
+    # skill_md() adds one blank line before the body: 1 + 500 steps = 501 lines
+    body = "".join(f"Step {number}.\n" for number in range(1, 501))
+    finding = one(check_skill(skill_md(body=body)), "SK203")
+    assert finding["severity"] == "information"
+    assert finding["line"] == 5  # where the body starts, right after the frontmatter
+    assert "501 lines" in finding["message"] and "500" in finding["message"]
+
+
+def test_sk203_body_of_500_lines(check_skill):
+    # 1 blank line + 499 steps = 500 lines
+    body = "".join(f"Step {number}.\n" for number in range(1, 500))
+    assert check_skill(skill_md(body=body)) == []
+
+
+# -- SK204 absolute-path -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "path", "column"),
+    [
+        ("Read /Users/alice/skills/notes.md first.", "/Users/alice/skills/notes.md", 6),
+        ("Read /home/bob/notes.md first.", "/home/bob/notes.md", 6),
+        ("Open C:\\Users\\bob\\notes.txt first.", "C:\\Users\\bob\\notes.txt", 6),
+        ("Open [the file](file:///etc/booking.conf).", "file:///etc/booking.conf", 17),
+        ("Open [the file](/opt/booking/rules.md).", "/opt/booking/rules.md", 17),
+    ],
+)
+def test_sk204_machine_specific_path(check_skill, body, path, column):
+    finding = one(check_skill(skill_md(body=body + "\n")), "SK204")
+    assert where(finding) == (BODY_LINE, column, BODY_LINE, column + len(path))
+    assert finding["severity"] == "warning"
+    assert f"'{path}'" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "See https://example.com/Users/alice/guide for details.",
+        "Split the request on '/' and '->'.",
+        "Dates look like 2024/05/01.",
+        "```\ncat /Users/alice/notes.md\n```",
+    ],
+)
+def test_sk204_urls_and_code_are_not_machine_paths(check_skill, body):
+    assert check_skill(skill_md(body=body + "\n")) == []
+
+
+# -- inline suppression in the body -------------------------------------------------------------
+
+
+def test_inline_ignore_in_the_body(check_skill):
+    body = "Read [it](references/gone.md). <!-- skill-lsp: ignore[SK202] -->\n"
+    assert check_skill(skill_md(body=body)) == []

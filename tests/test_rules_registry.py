@@ -1,0 +1,142 @@
+"""SK301-SK303: a skill's place in its registry (duplicates, undiscovered, unused)."""
+
+from __future__ import annotations
+
+from .helpers import codes, having, one, skill_md, where
+
+TWO_ROOTS_AGENT = '''
+from agentdeck import Agent, Deck
+
+booking = Agent(name="Booking", instructions="Help.", skills=["parse-request"])
+deck = Deck(agents=[booking], skills=["./skills", "./more-skills"])
+'''
+
+
+# -- SK301 duplicate-name ---------------------------------------------------------------------
+
+
+def test_sk301_same_name_under_two_roots_of_one_deck(check_project):
+    findings = check_project({
+        "app/agent.py": TWO_ROOTS_AGENT,
+        "app/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        "app/more-skills/parse-request/SKILL.md": skill_md("parse-request"),
+    })
+    duplicates = having(findings, "SK301")
+    assert sorted(finding["path"] for finding in duplicates) == [
+        "app/more-skills/parse-request/SKILL.md",
+        "app/skills/parse-request/SKILL.md",
+    ]
+    for finding in duplicates:
+        assert where(finding) == (2, 7, 2, 20)  # the name value
+        assert finding["severity"] == "error"
+        other = "more-skills" if finding["path"].startswith("app/skills/") else "app/skills"
+        assert other in finding["message"], "each names the other path"
+        assert finding["related"], "and links to it"
+    assert codes(findings) == ["SK301", "SK301"]
+
+
+def test_sk301_distinct_names_under_two_roots(check_project):
+    findings = check_project({
+        "app/agent.py": TWO_ROOTS_AGENT,
+        "app/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        "app/more-skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+    })
+    assert findings == []
+
+
+def test_sk301_same_name_in_two_separate_decks_is_fine(check_project):
+    findings = check_project({
+        "a/agent.py": '''
+            from agentdeck import Agent, Deck
+            booking = Agent(name="Booking", instructions="Help.", skills=["parse-request"])
+            deck = Deck(agents=[booking], skills="./skills")
+            ''',
+        "a/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        "b/agent.py": '''
+            from agentdeck import Agent, Deck
+            support = Agent(name="Support", instructions="Help.", skills=["parse-request"])
+            deck = Deck(agents=[support], skills="./skills")
+            ''',
+        "b/skills/parse-request/SKILL.md": skill_md("parse-request"),
+    })
+    assert findings == []
+
+
+def test_sk301_same_name_in_different_ecosystems_is_fine(check_project):
+    findings = check_project({
+        ".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request"),
+        ".claude/skills/parse-request/SKILL.md": skill_md("parse-request"),
+    })
+    assert findings == []
+
+
+# -- SK302 undiscovered-skill ------------------------------------------------------------------
+
+
+def test_sk302_nested_one_level_too_deep_says_where_it_belongs(check_project):
+    findings = check_project({
+        ".agentdeck/skills/booking/parse-request/SKILL.md": skill_md("parse-request"),
+    })
+    finding = one(findings, "SK302")
+    assert finding["path"] == ".agentdeck/skills/booking/parse-request/SKILL.md"
+    assert where(finding) == (1, 1, 1, 4)
+    assert finding["severity"] == "warning"
+    assert "direct-child only" in finding["message"]
+    assert ".agentdeck/skills/parse-request/SKILL.md" in finding["message"]
+
+
+def test_sk302_nested_beside_a_discovered_skill(check_project):
+    findings = check_project({
+        ".claude/skills/refund-policy/SKILL.md": skill_md("refund-policy"),
+        ".claude/skills/refund-policy/examples/legacy/SKILL.md": skill_md("legacy"),
+    })
+    finding = one(findings, "SK302")
+    assert finding["path"] == ".claude/skills/refund-policy/examples/legacy/SKILL.md"
+    assert ".claude/skills/legacy/SKILL.md" in finding["message"]
+
+
+def test_sk302_outside_every_root(check_project):
+    findings = check_project({"docs/notes/SKILL.md": skill_md("notes")})
+    finding = one(findings, "SK302")
+    assert finding["severity"] == "warning"
+    assert "no skill root discovers" in finding["message"]
+    assert ".agentdeck/skills/" in finding["message"]  # where roots are
+
+
+def test_sk302_direct_children_are_discovered(check_project):
+    assert check_project({".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request")}) == []
+
+
+# -- SK303 unused-skill (off by default) ----------------------------------------------------------
+
+UNUSED = {
+    ".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request"),
+    ".agentdeck/skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+    ".agentdeck/agents/booking/agent.py": '''
+        from agentdeck import Agent, Deck
+        booking = Agent(name="Booking", instructions="Help.", skills=["parse-request"])
+        deck = Deck.from_project(agents=[booking])
+        ''',
+}
+
+
+def test_sk303_is_off_by_default(check_project):
+    assert check_project(UNUSED) == []
+
+
+def test_sk303_with_extend_select(check_project):
+    findings = check_project(UNUSED, "--extend-select", "SK303")
+    finding = one(findings, "SK303")
+    assert finding["path"] == ".agentdeck/skills/quote-fare/SKILL.md"
+    assert where(finding) == (1, 1, 1, 4)
+    assert finding["severity"] == "hint"
+    assert "'quote-fare'" in finding["message"]
+
+
+def test_sk303_with_select(check_project):
+    assert codes(check_project(UNUSED, "--select", "SK303")) == ["SK303"]
+
+
+def test_sk303_enabled_in_pyproject(check_project):
+    files = {**UNUSED, "pyproject.toml": '[tool.skill-lsp]\nextend-select = ["SK303"]\n'}
+    assert codes(check_project(files)) == ["SK303"]
