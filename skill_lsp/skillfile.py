@@ -247,7 +247,8 @@ def _describe_yaml_error(skill: SkillFile, error: yaml.MarkedYAMLError, offset: 
     if "mapping values are not allowed" in problem:
         match = _KEY_VALUE.match(text)
         if match and ": " in match.group(3) and not match.group(3).startswith(("'", '"', "|", ">", "[", "{")):
-            start = match.start(3)
+            # reported at the parser's mark (the offending ': '), through the end of the value
+            start = column if match.start(3) <= column < len(text.rstrip()) else match.start(3)
             return YamlProblem(
                 f"invalid YAML: the value of '{match.group(2).strip()}' contains ': ' and is not quoted, "
                 "so YAML reads it as a second key — the skill is dropped by loaders; quote the value",
@@ -262,7 +263,7 @@ def _describe_yaml_error(skill: SkillFile, error: yaml.MarkedYAMLError, offset: 
     if "\t" in text and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
         return YamlProblem(
             f"invalid YAML: {problem} — YAML indentation must use spaces, not tabs",
-            Span.of(line, 0, line, len(text)),
+            Span.of(line, column, line, len(text)) if column < len(text) else Span.of(line, 0, line, len(text)),
         )
     end = len(text.rstrip()) if column < len(text.rstrip()) else len(text)
     if end <= column and text.strip():

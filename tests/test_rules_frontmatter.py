@@ -60,8 +60,8 @@ def test_sk102_frontmatter_never_closed(check_skill):
 def test_sk103_unquoted_colon_in_value_names_the_cause(check_skill):
     findings = check_skill(skill_md(description="Use when: the user asks"))
     finding = one(findings, "SK103")
-    # the whole unquoted value, on the line YAML choked on
-    assert where(finding) == (3, 14, 3, 37)
+    # at the parser's mark (the second ': '), through the end of the value
+    assert where(finding) == (3, 22, 3, 37)
     assert finding["severity"] == "error"
     assert "': '" in finding["message"] and "quote" in finding["message"]
 

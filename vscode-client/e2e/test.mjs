@@ -1,0 +1,345 @@
+// Drives code-server (started by e2e/run, with the extension installed) from
+// Debian's Chromium. Everything is done the way a person would: the command
+// palette (F1), quick open, the keyboard; assertions read what the workbench
+// shows. Each step leaves a screenshot in $E2E_SCREENSHOTS.
+
+import { copyFile, readFile } from "node:fs/promises";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const url = requireEnv("E2E_URL");
+const workspace = requireEnv("E2E_WORKSPACE");
+const screenshots = requireEnv("E2E_SCREENSHOTS");
+const smoke = process.env.E2E_SMOKE === "1";
+
+const SERVER_TIMEOUT_MS = 60_000;
+const UI_TIMEOUT_MS = 20_000;
+const AGENT_FILE = ".agentdeck/agents/booking/agent.py";
+const BROKEN_SKILL = ".agentdeck/skills/broken/SKILL.md";
+const ENTRY = "- parse-request: Extract pickup, dropoff, and date from a free-text booking request.";
+
+function requireEnv(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set; run this through e2e/run`);
+  }
+  return value;
+}
+
+/** Text as a person reads it: Monaco renders spaces as U+00A0. */
+function normalize(text) {
+  return text.replace(/\u00a0/g, " ");
+}
+
+/** Whitespace runs as one space, so soft-wrapped editor lines still match. */
+function collapse(text) {
+  return normalize(text).replace(/\s+/g, " ");
+}
+
+/** Calls `probe` until it returns a truthy value or `timeoutMs` passes. */
+async function poll(what, probe, timeoutMs = UI_TIMEOUT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last) {
+        return last;
+      }
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      const detail = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (last: ${detail})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+class Workbench {
+  constructor(page) {
+    this.page = page;
+    this.shot = 0;
+  }
+
+  async screenshot(name) {
+    this.shot += 1;
+    const file = path.join(screenshots, `${String(this.shot).padStart(2, "0")}-${name}.png`);
+    await this.page.screenshot({ path: file });
+    console.log(`  screenshot ${path.basename(file)}`);
+    return file;
+  }
+
+  get quickInput() {
+    return this.page.locator(".quick-input-widget");
+  }
+
+  /** Opens the quick input with `value` typed in (">" for commands, ":" for lines). */
+  async quickOpen(value) {
+    await this.page.keyboard.press("Escape");
+    await this.page.keyboard.press("F1");
+    const input = this.quickInput.locator("input").first();
+    await input.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+    await input.fill(value);
+    return input;
+  }
+
+  /** Runs a command by its palette label (exact match on the label). */
+  async command(label) {
+    const row = this.quickInput
+      .locator(".monaco-list-row")
+      .filter({ has: this.page.locator(".label-name", { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) })
+      .first();
+    // Commands appear as their extensions register them: reopen until listed.
+    await poll(`"${label}" in the command palette`, async () => {
+      await this.quickOpen(`>${label}`);
+      try {
+        await row.waitFor({ state: "visible", timeout: 3_000 });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    await row.click();
+    await this.quickInput.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+  }
+
+  /** Opens a workspace file through quick open, by its relative path. */
+  async openFile(relativePath) {
+    await this.quickOpen(relativePath);
+    const name = path.basename(relativePath);
+    const dir = path.dirname(relativePath);
+    const row = this.quickInput
+      .locator(".monaco-list-row")
+      .filter({ hasText: name })
+      .filter({ hasText: dir })
+      .first();
+    await row.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+    await row.click();
+    await this.quickInput.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+    await poll(`the editor tab of ${relativePath}`, async () =>
+      (await this.activeTabTitle()) === name,
+    );
+  }
+
+  /** Moves the cursor to a 1-based line and column with "Go to Line/Column". */
+  async goTo(line, column) {
+    const input = await this.quickOpen(`:${line}:${column}`);
+    await input.press("Enter");
+    await this.quickInput.waitFor({ state: "hidden", timeout: UI_TIMEOUT_MS });
+  }
+
+  async activeTabTitle() {
+    const tab = this.page.locator(".editor-group-container.active .tab.active").first();
+    return (await tab.count()) ? ((await tab.getAttribute("data-resource-name")) ?? "") : "";
+  }
+
+  /** The visible text of the active editor. */
+  async editorText() {
+    const lines = this.page.locator(".editor-group-container.active .monaco-editor .view-lines").first();
+    return normalize(await lines.innerText());
+  }
+
+  /** Types into the filter box of the panel's visible view (Output, Problems). */
+  async setPanelFilter(text) {
+    const input = this.page.locator(".panel .viewpane-filter input").filter({ visible: true }).first();
+    await input.click();
+    await this.page.keyboard.press("Control+A");
+    await this.page.keyboard.press("Backspace");
+    if (text) {
+      await this.page.keyboard.type(text);
+    }
+  }
+
+  async problemsText() {
+    const panel = this.page.locator(".markers-panel").first();
+    return (await panel.count()) ? normalize(await panel.innerText()) : "";
+  }
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** 1-based line and column of the first `needle` in `text`, plus `offset` columns. */
+function positionOf(text, needle, offset = 0) {
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const column = lines[i].indexOf(needle);
+    if (column >= 0) {
+      return { line: i + 1, column: column + 1 + offset };
+    }
+  }
+  throw new Error(`${needle} is not in the fixture`);
+}
+
+const steps = [];
+async function step(name, body) {
+  const started = Date.now();
+  console.log(`- ${name}`);
+  await body();
+  steps.push(name);
+  console.log(`  ok (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+const browser = await chromium.launch({
+  executablePath: "/usr/bin/chromium",
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+const workbench = new Workbench(page);
+let failed = false;
+
+try {
+  await step("the workbench opens the fixture workspace", async () => {
+    await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
+    await poll("the explorer to list .agentdeck", async () =>
+      (await page.locator(".explorer-folders-view").innerText()).includes(".agentdeck"),
+      60_000,
+    );
+    await workbench.screenshot("workbench");
+  });
+
+  await step("the extension is installed", async () => {
+    await workbench.command("Extensions: Show Installed Extensions");
+    await poll("Skill LSP in the installed extensions", async () =>
+      (await page.locator(".extensions-viewlet").innerText()).includes("Skill LSP"),
+    );
+    await workbench.screenshot("extension-installed");
+    await workbench.command("View: Show Explorer");
+  });
+
+  await step("the extension activates and logs how it found the server", async () => {
+    await workbench.command("Skill LSP: Show Output");
+    // Only the visible lines render: filter the output down to the ones sought.
+    const [filter, expected] = smoke
+      ? ["skill-lsp", /Starting the server|No "skill-lsp" executable/]
+      : ["Starting the server", /Starting the server \(setting\)/];
+    await workbench.setPanelFilter(filter);
+    const output = await poll("the Skill LSP output", async () => {
+      const text = normalize(await page.locator(".panel .monaco-editor .view-lines").first().innerText());
+      return expected.test(text) && text;
+    }, SERVER_TIMEOUT_MS);
+    await workbench.screenshot("extension-output");
+    await workbench.setPanelFilter("");
+
+    if (output.includes('No "skill-lsp" executable')) {
+      // Without a server the extension must say so, with a way forward.
+      await workbench.command("Notifications: Show Notifications");
+      const notification = page.locator(".notifications-center .notification-list-item", { hasText: "no server found" }).first();
+      await notification.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      for (const button of ["Open Settings", "How to Install"]) {
+        await notification.locator(".monaco-button", { hasText: button }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+      }
+      await workbench.screenshot("no-server-notification");
+    }
+  });
+
+  if (!smoke) {
+    const agentSource = await readFile(path.join(workspace, AGENT_FILE), "utf8");
+
+    await step("a SKILL.md without description shows SK106 in Problems", async () => {
+      await workbench.openFile(BROKEN_SKILL);
+      await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
+      // The panel's views share one filter history: start from an empty one.
+      await workbench.setPanelFilter("");
+      await poll("SK106 in the Problems panel", async () =>
+        /SK106/.test(await workbench.problemsText()) && /description/i.test(await workbench.problemsText()),
+        SERVER_TIMEOUT_MS,
+      );
+      await workbench.screenshot("skill-problems");
+    });
+
+    await step("an unknown skill in Agent(skills=[...]) is marked AD101", async () => {
+      await workbench.openFile(AGENT_FILE);
+      await poll("AD101 in the Problems panel", async () =>
+        /AD101/.test(await workbench.problemsText()), SERVER_TIMEOUT_MS);
+      await poll("an error squiggle in agent.py", async () =>
+        (await page.locator(".editor-group-container.active .monaco-editor .squiggly-error").count()) > 0,
+      );
+      await workbench.screenshot("agent-diagnostics");
+    });
+
+    await step("hovering a skill name shows its disclosure entry", async () => {
+      const at = positionOf(agentSource, '"parse-request"', 3);
+      await workbench.goTo(at.line, at.column);
+      await workbench.command("Show or Focus Hover");
+      const hover = page.locator(".monaco-hover:not(.hidden)").first();
+      await poll("the disclosure entry in the hover", async () => {
+        if (!(await hover.isVisible())) {
+          return false;
+        }
+        const text = collapse(await hover.innerText());
+        // A Markdown list item renders without its "- ": accept that too.
+        const items = await hover.locator("li").allInnerTexts();
+        return text.includes(ENTRY) || items.map(collapse).includes(ENTRY.slice(2));
+      }, SERVER_TIMEOUT_MS);
+      const file = await workbench.screenshot("hover");
+      await copyFile(file, path.join(screenshots, "hover.png"));
+      await page.keyboard.press("Escape");
+    });
+
+    await step("Show Agent Disclosure opens the agent's disclosure text", async () => {
+      const at = positionOf(agentSource, "Agent(", 1);
+      await workbench.goTo(at.line, at.column);
+      await workbench.command("Skill LSP: Show Agent Disclosure");
+      await poll("the disclosure document", async () => {
+        const text = collapse(await workbench.editorText());
+        return text.includes("### Skills available") && text.includes(ENTRY);
+      }, SERVER_TIMEOUT_MS);
+      await workbench.screenshot("disclosure");
+      await workbench.command("View: Close Editor");
+      await workbench.openFile(AGENT_FILE);
+    });
+
+    await step("the SKILL.md code lens peeks at the agents using the skill", async () => {
+      await workbench.openFile(".agentdeck/skills/parse-request/SKILL.md");
+      const lens = page.locator(".editor-group-container.active .codelens-decoration a", { hasText: "used by 1 agent" }).first();
+      await lens.waitFor({ state: "visible", timeout: SERVER_TIMEOUT_MS });
+      await lens.click();
+      const peek = page.locator(".editor-group-container.active .peekview-widget").first();
+      await poll("the references peek listing agent.py", async () =>
+        (await peek.isVisible()) && normalize(await peek.innerText()).includes("agent.py"),
+      );
+      await workbench.screenshot("code-lens-references");
+      await page.keyboard.press("Escape");
+      await workbench.openFile(AGENT_FILE);
+    });
+
+    await step("the quick fix replaces the unknown name", async () => {
+      const at = positionOf(agentSource, '"parse-reqest"', 3);
+      await workbench.goTo(at.line, at.column);
+      await workbench.command("Quick Fix...");
+      const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Replace with 'parse-request'" }).first();
+      await fix.waitFor({ state: "visible", timeout: SERVER_TIMEOUT_MS });
+      await workbench.screenshot("quick-fix-menu");
+      await fix.click();
+      await poll("the fixed skills list in the editor", async () =>
+        collapse(await workbench.editorText()).includes('"parse-request", "parse-request"'),
+      );
+      await poll("AD101 to leave the Problems panel", async () =>
+        !/AD101/.test(await workbench.problemsText()), SERVER_TIMEOUT_MS);
+      await workbench.screenshot("quick-fix-applied");
+    });
+  }
+} catch (error) {
+  failed = true;
+  console.error(`FAILED: ${error instanceof Error ? error.stack : String(error)}`);
+  await workbench.screenshot("failure").catch(() => undefined);
+} finally {
+  await browser.close();
+}
+
+console.log(`${steps.length} passed, ${failed ? 1 : 0} failed`);
+process.exit(failed ? 1 : 0);

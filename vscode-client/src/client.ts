@@ -1,0 +1,122 @@
+// The LanguageClient: which documents go to the server, and the settings it is
+// given at start (`initializationOptions`), on request (`workspace/configuration`)
+// and on change (`workspace/didChangeConfiguration`): one object in all three,
+// the `skillLsp` section without `server` and `trace`.
+
+import * as vscode from "vscode";
+import {
+  DidChangeConfigurationNotification,
+  type DocumentSelector,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from "vscode-languageclient/node";
+import type { ServerCommand } from "./python";
+
+export const CLIENT_ID = "skillLsp";
+export const CLIENT_NAME = "Skill LSP";
+const SECTION = "skillLsp";
+
+export type Profile = "agentdeck" | "claude" | "spec";
+export type SeverityName = "error" | "warning" | "information" | "hint" | "off";
+
+export interface SkillRoot {
+  path: string;
+  profile?: Profile;
+}
+
+/** The `skillLsp` settings the server reads: everything but `server` and `trace`. */
+export interface ServerSettings {
+  validate: "onType" | "onSave";
+  debounce: number;
+  roots: SkillRoot[];
+  /** Absent unless set: an empty list would select no rule at all. */
+  select?: string[];
+  ignore: string[];
+  severity: Record<string, SeverityName>;
+  userSkillsDir: string;
+}
+
+/** SKILL.md whatever its language mode, and Python files (saved or not). */
+export const DOCUMENT_SELECTOR: DocumentSelector = [
+  { scheme: "file", pattern: "**/SKILL.md" },
+  { scheme: "file", pattern: "**/skill.md" },
+  { scheme: "file", language: "python" },
+  { scheme: "untitled", language: "python" },
+];
+
+export function serverSettings(scope?: vscode.Uri): ServerSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  // VS Code reports [] for an unset array setting; only a value the user set counts.
+  const selected = config.inspect<string[]>("select");
+  const select = selected?.workspaceFolderValue ?? selected?.workspaceValue ?? selected?.globalValue;
+  return {
+    validate: config.get<ServerSettings["validate"]>("validate", "onType"),
+    debounce: config.get<number>("debounce", 300),
+    roots: config.get<SkillRoot[]>("roots", []),
+    ...(select ? { select } : {}),
+    ignore: config.get<string[]>("ignore", []),
+    severity: config.get<Record<string, SeverityName>>("severity", {}),
+    userSkillsDir: config.get<string>("userSkillsDir", ""),
+  };
+}
+
+export function createClient(
+  server: ServerCommand,
+  outputChannel: vscode.LogOutputChannel,
+): LanguageClient {
+  const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  // No `transport`: with TransportKind.stdio the client would append a
+  // `--stdio` argument the server does not need; stdio is the default anyway.
+  const serverOptions: ServerOptions = {
+    command: server.command,
+    args: server.args,
+    options: { cwd, env: process.env },
+  };
+
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: DOCUMENT_SELECTOR,
+    outputChannel,
+    traceOutputChannel: outputChannel,
+    initializationOptions: () => serverSettings(),
+    middleware: {
+      workspace: {
+        // Answer for `skillLsp` with the same object as initializationOptions,
+        // scoped to the folder the server asks about.
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          if (!Array.isArray(answers)) {
+            return answers;
+          }
+          return params.items.map((item, index): unknown => {
+            if (item.section !== SECTION) {
+              return answers[index];
+            }
+            return serverSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
+          });
+        },
+      },
+    },
+  };
+
+  return new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+}
+
+/** Settings that decide which server runs, so a change restarts it instead. */
+export function changesServer(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(`${SECTION}.server`);
+}
+
+/** Tells a running server that its settings changed, when they did. */
+export async function notifySettingsChanged(
+  client: LanguageClient,
+  event: vscode.ConfigurationChangeEvent,
+): Promise<void> {
+  const keys: (keyof ServerSettings)[] = ["validate", "debounce", "roots", "select", "ignore", "severity", "userSkillsDir"];
+  if (!client.isRunning() || !keys.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+    return;
+  }
+  await client.sendNotification(DidChangeConfigurationNotification.type, {
+    settings: { [SECTION]: serverSettings() },
+  });
+}
