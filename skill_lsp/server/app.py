@@ -27,6 +27,7 @@ from ..rules.skills import name_problem
 from . import features
 from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
 from .session import Session, Settings
+from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
 T = TypeVar("T")
@@ -74,6 +75,8 @@ class SkillLanguageServer(LanguageServer):
         self.settings = Settings()
         self.settings_problems: list[str] = []
         self.fallback_folder = False
+        self.watcher: WorkspaceWatcher | None = None
+        self.client_watches = False
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -216,6 +219,26 @@ class SkillLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=[]))
         self.pushed.clear()
 
+    def watch_workspace(self) -> None:
+        """Watch the folders ourselves when the client does not report file changes."""
+        if self.client_watches or self.session is None:
+            return
+        if self.watcher is not None:
+            self.watcher.stop()
+        loop = asyncio.get_running_loop()
+
+        def changed(paths: list[Path]) -> None:
+            asyncio.run_coroutine_threadsafe(self.files_changed(paths), loop)
+
+        self.watcher = WorkspaceWatcher(self.session.folders, changed)
+        self.watcher.start()
+
+    async def files_changed(self, paths: list[Path]) -> None:
+        if self.session is None:
+            return
+        changed = await self.run(self.session.files_changed, paths)
+        self.after_analysis(changed)
+
     # -- lookups for features ----------------------------------------------------------
 
     def model(self) -> Model | None:
@@ -266,9 +289,11 @@ async def on_initialized(ls: SkillLanguageServer, params: types.InitializedParam
                     register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
                 )
             ]))
-        except Exception as error:  # a client that refuses: we still work on open files
-            log.warning("could not register file watchers: %s", error)
+            ls.client_watches = True
+        except Exception as error:  # a client that refuses: the server watches the disk itself
+            log.info("the client does not watch files (%s); watching them from the server", error)
     await initial_index(ls)
+    ls.watch_workspace()
 
 
 async def fetch_configuration(ls: SkillLanguageServer) -> None:
@@ -319,6 +344,8 @@ def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
     for timer in ls.timers.values():
         timer.cancel()
     ls.timers.clear()
+    if ls.watcher is not None:
+        ls.watcher.stop()
 
 
 @server.feature(types.EXIT)
@@ -402,13 +429,9 @@ async def did_close(ls: SkillLanguageServer, params: types.DidCloseTextDocumentP
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: SkillLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-    if ls.session is None:
-        return
     paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
-    if not paths:
-        return
-    changed = await ls.run(ls.session.files_changed, paths)
-    ls.after_analysis(changed)
+    if paths:
+        await ls.files_changed(paths)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
@@ -420,6 +443,7 @@ async def did_change_folders(ls: SkillLanguageServer, params: types.DidChangeWor
     old = set(session.findings)
     changed = await ls.run(session.set_folders, folders)
     ls.after_analysis(changed | (old - set(session.findings)))
+    ls.watch_workspace()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
