@@ -45,58 +45,80 @@ def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
 
 
 def within(path: Path, folder: Path) -> bool:
-    try:
-        path.relative_to(folder)
+    """path is folder or below it (lexically; string compare, no filesystem access)."""
+    inner, outer = str(path), str(folder)
+    if inner == outer:
         return True
-    except ValueError:
-        return False
+    return inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
+
+
+def _path_order(path: str) -> list[str]:
+    # the order of sorted(Path(...)) on POSIX (part by part), without building Path objects
+    return path.split(os.sep)
 
 
 def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
-    """Every file of interest under folder; symlinks out of folder are never followed."""
+    """Every file of interest under folder; symlinks out of folder are never followed.
+
+    Strings throughout (Path objects only for what is returned): this runs over
+    every directory of the workspace on each cold start.
+    """
     listing = Listing()
-    real_folder = Path(os.path.realpath(folder))
+    root = str(folder)
+    real_root = os.path.realpath(root)
+    real_prefix = real_root if real_root.endswith(os.sep) else real_root + os.sep
     seen: set[str] = set()
-    stack = [folder]
+    skill_files: list[str] = []
+    python_files: list[str] = []
+    pyprojects: list[str] = []
+    directories: list[str] = []
+    # (path, its real path): the real path follows lexically until a symlink is crossed
+    stack = [(root, real_root)]
     while stack:
-        directory = stack.pop()
-        real = os.path.realpath(directory)
+        directory, real = stack.pop()
         if real in seen:
             continue  # a symlink loop, or a directory reached twice
         seen.add(real)
-        listing.directories.add(directory)
+        directories.append(directory)
         try:
             with os.scandir(directory) as entries:
                 children = list(entries)
         except OSError:
             continue  # unreadable or vanished: nothing to report from here
-        if any(child.name == "pyvenv.cfg" for child in children) and directory != folder:
+        if directory != root and any(child.name == "pyvenv.cfg" for child in children):
             continue  # a virtualenv
         for entry in children:
-            path = Path(entry.path)
+            name = entry.name
             try:
-                is_link = entry.is_symlink()
-                if is_link and not within(Path(os.path.realpath(path)), real_folder):
-                    continue  # never follow a link out of the workspace
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if target != real_root and not target.startswith(real_prefix):
+                        continue  # never follow a link out of the workspace
+                    child_real = target
+                else:
+                    child_real = real + os.sep + name
                 if entry.is_dir():
-                    if entry.name in SKIP_DIRS or excluded(path, folder, exclude):
+                    if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
                         continue
-                    stack.append(path)
+                    stack.append((entry.path, child_real))
                     continue
                 if not entry.is_file():
                     continue
             except OSError:
                 continue
-            name = entry.name
-            if excluded(path, folder, exclude):
-                continue
             if is_skill_filename(name):
-                listing.skill_files.append(path)
+                bucket = skill_files
             elif name.endswith(".py"):
-                listing.python_files.append(path)
+                bucket = python_files
             elif name == "pyproject.toml":
-                listing.pyprojects.append(path)
-    listing.skill_files.sort()
-    listing.python_files.sort()
-    listing.pyprojects.sort()
+                bucket = pyprojects
+            else:
+                continue
+            if exclude and excluded(Path(entry.path), folder, exclude):
+                continue
+            bucket.append(entry.path)
+    listing.skill_files = [Path(path) for path in sorted(skill_files, key=_path_order)]
+    listing.python_files = [Path(path) for path in sorted(python_files, key=_path_order)]
+    listing.pyprojects = [Path(path) for path in sorted(pyprojects, key=_path_order)]
+    listing.directories = {Path(path) for path in directories}
     return listing

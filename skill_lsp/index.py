@@ -33,7 +33,7 @@ class Root:
         return f"{self.path} ({self.origin})"
 
 
-@dataclass
+@dataclass(eq=False)  # an entry is itself: registries and listings compare by identity
 class SkillEntry:
     path: Path
     file: SkillFile
@@ -42,14 +42,12 @@ class SkillEntry:
     # the file is named skill.md (or another case) instead of SKILL.md
     misnamed: bool = False
     external: bool = False  # outside the workspace (user skills directory)
+    directory: Path = field(init=False, repr=False)
+    dir_name: str = field(init=False, repr=False)
 
-    @property
-    def directory(self) -> Path:
-        return self.path.parent
-
-    @property
-    def dir_name(self) -> str:
-        return self.path.parent.name
+    def __post_init__(self) -> None:
+        self.directory = self.path.parent
+        self.dir_name = self.directory.name
 
     @property
     def key(self) -> str:
@@ -86,7 +84,7 @@ class Registry:
 
     def add(self, skill: SkillEntry) -> None:
         bucket = self.skills.setdefault(skill.key, [])
-        if skill not in bucket:
+        if not any(entry is skill for entry in bucket):
             bucket.append(skill)
 
     def lookup(self, name: str) -> SkillEntry | None:
@@ -167,6 +165,25 @@ class Model:
     # skill key -> agents / options that list it (with the listing's span)
     listings: dict[str, list[tuple[Path, Span, AgentEntry | OptionsEntry]]] = field(default_factory=dict)
     project_registries: dict[Path, Registry] = field(default_factory=dict)
+    # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
+    _config_dirs: dict[Path, Path | None] = field(default_factory=dict, repr=False)
+    # path -> the Decks, agents and ClaudeAgentOptions it defines; rebuilt after `entries_changed()`
+    _entries: dict[Path, tuple[list[DeckEntry], list[AgentEntry], list[OptionsEntry]]] | None = field(default=None, repr=False)
+
+    def entries_in(self, path: Path) -> tuple[list[DeckEntry], list[AgentEntry], list[OptionsEntry]]:
+        if self._entries is None:
+            entries: dict[Path, tuple[list[DeckEntry], list[AgentEntry], list[OptionsEntry]]] = {}
+            for deck in self.decks:
+                entries.setdefault(deck.path, ([], [], []))[0].append(deck)
+            for agent in self.agents:
+                entries.setdefault(agent.path, ([], [], []))[1].append(agent)
+            for options in self.options:
+                entries.setdefault(options.path, ([], [], []))[2].append(options)
+            self._entries = entries
+        return self._entries.get(path, ([], [], []))
+
+    def entries_changed(self) -> None:
+        self._entries = None
 
     def folder_of(self, path: Path) -> Path:
         best = self.folders[0]
@@ -178,13 +195,18 @@ class Model:
     def config_for(self, path: Path, base: Config) -> Config:
         """The nearest [tool.skill-lsp] at or above path, under the editor/CLI settings."""
         directory = path.parent
-        folder = self.folder_of(path)
+        if directory not in self._config_dirs:
+            self._config_dirs[directory] = self._nearest_config(directory, self.folder_of(path))
+        found = self._config_dirs[directory]
+        return merge(self.configs[found].config, base) if found is not None else base
+
+    def _nearest_config(self, directory: Path, folder: Path) -> Path | None:
         while True:
-            loaded = self.configs.get(directory / "pyproject.toml")
-            if loaded is not None:
-                return merge(loaded.config, base)
+            candidate = directory / "pyproject.toml"
+            if candidate in self.configs:
+                return candidate
             if directory == folder or directory.parent == directory or not within(directory, folder):
-                return base
+                return None
             directory = directory.parent
 
     def skills_in(self, registry: Registry) -> list[SkillEntry]:
@@ -276,7 +298,8 @@ class Workspace:
                     model.configs[pyproject] = loaded
             skill_paths += [(path, folder) for path in listing.skill_files]
             python_paths += [(path, folder) for path in listing.python_files]
-        extra = {path for path in self.overlays if path not in {p for p, _ in skill_paths + python_paths}}
+        listed = {p for p, _ in skill_paths} | {p for p, _ in python_paths}
+        extra = {path for path in self.overlays if path not in listed}
         for path in sorted(extra):
             folder = model.folder_of(path)
             if not within(path, folder):
@@ -324,6 +347,7 @@ class _Builder:
         self.model = model
         self.directories = directories
         self.plugin_names: dict[Path, str] = {}
+        self.tables: dict[tuple[Path, ...], dict[str, list[SkillEntry]]] = {}
 
     def exists(self, path: Path) -> bool:
         if path in self.directories:
@@ -417,7 +441,8 @@ class _Builder:
 
         # 4. skills
         known_paths = {path for path, _ in skill_paths}
-        for path, _ in skill_paths + user_skills + plugin_skills:
+        folders = model.folders
+        for path, folder in skill_paths + user_skills + plugin_skills:
             if path in model.skills:
                 continue
             if path.name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
@@ -430,7 +455,7 @@ class _Builder:
             parsed = self.workspace._parse(path, text, python=False)
             assert isinstance(parsed, SkillFile)
             owner = model.roots.get(path.parent.parent)
-            external = not any(within(path, f) for f in model.folders)
+            external = not (folder in folders and within(path, folder)) and not any(within(path, f) for f in folders)
             model.skills[path] = SkillEntry(
                 path, parsed, owner, owner.profile if owner else Profile.SPEC, misnamed=path.name != "SKILL.md",
                 external=external,
@@ -480,9 +505,16 @@ class _Builder:
         return name
 
     def fill(self, registry: Registry) -> None:
+        """Add the skills of the registry's roots; registries over the same roots share one table."""
+        key = tuple(root.path for root in registry.roots)
+        shared = self.tables.get(key)
+        if shared is not None:
+            registry.skills = shared
+            return
         for root in registry.roots:
             for skill in self.by_root.get(root.path, []):
                 registry.add(skill)
+        self.tables[key] = registry.skills
 
     def deck(self, entry: PythonEntry, call: Call) -> DeckEntry:
         folder = entry.folder
@@ -631,10 +663,8 @@ class _Builder:
             if root not in unique:
                 unique.append(root)
         registry = Registry(f"ClaudeAgentOptions at {entry.path.name}:{call.span.start.line + 1}", unique, complete=complete)
-        for root in unique:
-            for skill in self.by_root.get(root.path, []):
-                # the name is the directory name, prefixed for plugins
-                registry.add(skill)
+        # keyed by the directory name, prefixed for plugins
+        self.fill(registry)
         return registry
 
     def index_listings(self) -> None:

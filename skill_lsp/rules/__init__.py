@@ -34,15 +34,13 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
     python = model.pythons.get(path)
     if python is not None:
         reporter = Reporter(config, python.source.ignores)
-        for deck in model.decks:
-            if deck.path == path:
-                check_deck(model, deck, reporter)
-        for agent in model.agents:
-            if agent.path == path:
-                check_agent(model, agent, reporter)
-        for options in model.options:
-            if options.path == path:
-                check_options(model, options, reporter)
+        decks, agents, options_calls = model.entries_in(path)
+        for deck in decks:
+            check_deck(model, deck, reporter)
+        for agent in agents:
+            check_agent(model, agent, reporter)
+        for options in options_calls:
+            check_options(model, options, reporter)
         return sorted(reporter.findings, key=Finding.sort_key)
     loaded = model.configs.get(path)
     if loaded is not None and loaded.problems:

@@ -249,6 +249,24 @@ class SkillLanguageServer(LanguageServer):
         return model.skills.get(path) if model is not None else None
 
 
+class ClientLogHandler(logging.Handler):
+    """Forwards the server's log records to the client's log (window/logMessage), from any thread."""
+
+    def __init__(self, ls: SkillLanguageServer, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(logging.INFO)
+        self.ls = ls
+        self.loop = loop
+
+    def emit(self, record: logging.LogRecord) -> None:
+        kind = (types.MessageType.Error if record.levelno >= logging.ERROR else
+                types.MessageType.Warning if record.levelno >= logging.WARNING else types.MessageType.Info)
+        params = types.LogMessageParams(type=kind, message=f"skill-lsp: {record.getMessage()}")
+        try:
+            self.loop.call_soon_threadsafe(self.ls.window_log_message, params)
+        except RuntimeError:  # the loop is closed: the client is gone
+            pass
+
+
 server = SkillLanguageServer()
 
 
@@ -274,6 +292,7 @@ def on_initialize(ls: SkillLanguageServer, params: types.InitializeParams) -> No
 
 @server.feature(types.INITIALIZED)
 async def on_initialized(ls: SkillLanguageServer, params: types.InitializedParams) -> None:
+    logging.getLogger("skill_lsp").addHandler(ClientLogHandler(ls, asyncio.get_running_loop()))
     for problem in ls.settings_problems:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                        message=f"skill-lsp: {problem}; using the default"))

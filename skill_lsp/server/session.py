@@ -62,7 +62,7 @@ class Session:
         self.model = model
         self.findings = fresh
         self.generation += 1
-        log.info(
+        log.debug(
             "analysed %d skills, %d agent definitions in %.0f ms",
             len(model.skills), len(model.agents) + len(model.options), (time.perf_counter() - started) * 1000,
         )
