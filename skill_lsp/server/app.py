@@ -102,12 +102,6 @@ class SkillLanguageServer(LanguageServer):
     def codec(self) -> Any:
         return self.workspace.position_codec
 
-    def position(self, path: Path, position: types.Position) -> Position | None:
-        lines = self.lines_for(path)
-        if lines is None:
-            return None
-        return lines.from_client(self.codec, position)
-
     def ensure_session(self, path: Path | None = None) -> Session:
         if self.session is None:
             folders = self.folders()
@@ -243,10 +237,6 @@ class SkillLanguageServer(LanguageServer):
 
     def model(self) -> Model | None:
         return self.session.model if self.session is not None else None
-
-    def skill_at(self, path: Path) -> SkillEntry | None:
-        model = self.model()
-        return model.skills.get(path) if model is not None else None
 
 
 class ClientLogHandler(logging.Handler):
@@ -532,6 +522,30 @@ async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnos
     return types.WorkspaceDiagnosticReport(items=reports)
 
 
+class Request:
+    """What a document request works on: the file, the model, its lines and the cursor (code points)."""
+
+    def __init__(self, path: Path, model: Model, lines: Lines, position: Position) -> None:
+        self.path = path
+        self.model = model
+        self.lines = lines
+        self.position = position
+
+
+async def request_context(ls: SkillLanguageServer, uri: str, position: types.Position | None = None) -> Request | None:
+    """Finish pending analyses, then resolve the document; None for what the server does not know."""
+    await ls.flush()
+    path = path_of(uri)
+    model = ls.model()
+    if path is None or model is None:
+        return None
+    lines = ls.lines_for(path)
+    if lines is None:
+        return None
+    where = lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
+    return Request(path, model, lines, where)
+
+
 # -- hover -------------------------------------------------------------------------------------
 
 
@@ -541,15 +555,10 @@ def _markdown(text: str) -> types.MarkupContent:
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hover | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    model = ls.model()
-    if path is None or model is None:
+    request = await request_context(ls, params.text_document.uri, params.position)
+    if request is None:
         return None
-    position = ls.position(path, params.position)
-    lines = ls.lines_for(path)
-    if position is None or lines is None:
-        return None
+    path, model, lines, position = request.path, request.model, request.lines, request.position
     skill = model.skills.get(path)
     if skill is not None:
         found = features.frontmatter_key_at(skill.file, position)
@@ -575,17 +584,12 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
 
 @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", ":", "-"]))
 async def completion(ls: SkillLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    model = ls.model()
+    request = await request_context(ls, params.text_document.uri, params.position)
     session = ls.session
-    if path is None or model is None or session is None:
+    if request is None or session is None:
         return None
-    text = session.text(path)
-    if text is None:
-        return None
-    lines = Lines(text)
-    position = lines.from_client(ls.codec, params.position)
+    path, model, lines, position = request.path, request.model, request.lines, request.position
+    text = session.text(path) or ""
     if is_skill_filename(path.name):
         return _frontmatter_completion(ls, model, path, text, lines, position)
     if path.suffix != ".py":
@@ -681,15 +685,11 @@ def _skill_under_cursor(ls: SkillLanguageServer, path: Path, position: Position)
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 async def definition(ls: SkillLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    if path is None:
+    request = await request_context(ls, params.text_document.uri, params.position)
+    if request is None:
         return None
-    position = ls.position(path, params.position)
-    if position is None:
-        return None
-    model = ls.model()
-    if model is not None and path in model.skills:
+    path, model, position = request.path, request.model, request.position
+    if path in model.skills:
         link = _reference_at(ls, model.skills[path], position)
         if link is not None:
             return [types.Location(uri=uri_of(link), range=types.Range(start=types.Position(line=0, character=0),
@@ -710,14 +710,10 @@ def _reference_at(ls: SkillLanguageServer, skill: SkillEntry, position: Position
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
 async def references(ls: SkillLanguageServer, params: types.ReferenceParams) -> list[types.Location] | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    model = ls.model()
-    if path is None or model is None:
+    request = await request_context(ls, params.text_document.uri, params.position)
+    if request is None:
         return None
-    position = ls.position(path, params.position)
-    if position is None:
-        return None
+    path, model, position = request.path, request.model, request.position
     skill, name = _skill_under_cursor(ls, path, position)
     if name is None:
         return None
@@ -737,14 +733,10 @@ async def references(ls: SkillLanguageServer, params: types.ReferenceParams) -> 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    model = ls.model()
-    if path is None or model is None:
+    request = await request_context(ls, params.text_document.uri)
+    if request is None:
         return None
-    lines = ls.lines_for(path)
-    if lines is None:
-        return None
+    path, model, lines = request.path, request.model, request.lines
     codec = ls.codec
     skill = model.skills.get(path)
     if skill is not None:
@@ -827,14 +819,11 @@ async def workspace_symbols(ls: SkillLanguageServer, params: types.WorkspaceSymb
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_LINK)
 async def document_links(ls: SkillLanguageServer, params: types.DocumentLinkParams) -> list[types.DocumentLink] | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    skill = ls.skill_at(path) if path is not None else None
-    if skill is None or path is None:
+    request = await request_context(ls, params.text_document.uri)
+    skill = request.model.skills.get(request.path) if request is not None else None
+    if request is None or skill is None:
         return None
-    lines = ls.lines_for(path)
-    if lines is None:
-        return None
+    lines = request.lines
     links = []
     tooltips = bool(ls.capability("text_document", "document_link", "tooltip_support"))
     for reference in skill.file.references:
@@ -847,16 +836,12 @@ async def document_links(ls: SkillLanguageServer, params: types.DocumentLinkPara
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
 async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    model = ls.model()
-    skill = ls.skill_at(path) if path is not None else None
-    if skill is None or model is None or path is None:
+    request = await request_context(ls, params.text_document.uri)
+    skill = request.model.skills.get(request.path) if request is not None else None
+    if request is None or skill is None:
         return None
+    path, model, lines = request.path, request.model, request.lines
     users = model.agents_using(skill)
-    lines = ls.lines_for(path)
-    if lines is None:
-        return None
     locations = []
     for listing_path, span, _ in users:
         other = ls.lines_for(listing_path)
@@ -905,32 +890,21 @@ def _unquoted(lines: list[str], span: Span) -> Span:
 
 @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
 async def prepare_rename(ls: SkillLanguageServer, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    if path is None:
-        return None
-    position = ls.position(path, params.position)
-    lines = ls.lines_for(path)
-    if position is None or lines is None:
-        return None
-    found = _rename_target(ls, path, position)
-    if found is None:
+    request = await request_context(ls, params.text_document.uri, params.position)
+    found = _rename_target(ls, request.path, request.position) if request is not None else None
+    if request is None or found is None:
         return None
     skill, span = found
-    return types.PrepareRenamePlaceholder(range=lines.range(ls.codec, span), placeholder=skill.dir_name)
+    return types.PrepareRenamePlaceholder(range=request.lines.range(ls.codec, span), placeholder=skill.dir_name)
 
 
 @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
 async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-    await ls.flush()
-    path = path_of(params.text_document.uri)
-    model = ls.model()
-    if path is None or model is None:
+    request = await request_context(ls, params.text_document.uri, params.position)
+    if request is None:
         return None
-    position = ls.position(path, params.position)
-    if position is None:
-        return None
-    found = _rename_target(ls, path, position)
+    model = request.model
+    found = _rename_target(ls, request.path, request.position)
     if found is None:
         raise JsonRpcInvalidParams("Only a skill's name can be renamed: put the cursor on `name:` in a SKILL.md "
                                    "or on a name in skills=[...]")
@@ -1044,7 +1018,6 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
 
 @server.command("skillLsp.disclosure")
 async def disclosure_command(ls: SkillLanguageServer, *args: Any) -> dict[str, str] | None:
-    await ls.flush()
     arguments = args[0] if len(args) == 1 and isinstance(args[0], list) else list(args)
     if not arguments or not isinstance(arguments[0], dict):
         raise JsonRpcInvalidParams("skillLsp.disclosure takes [{uri, position}]")
@@ -1053,14 +1026,14 @@ async def disclosure_command(ls: SkillLanguageServer, *args: Any) -> dict[str, s
     raw_position = argument.get("position") or {}
     if not isinstance(uri, str) or not isinstance(raw_position, dict):
         raise JsonRpcInvalidParams("skillLsp.disclosure takes [{uri, position}]")
-    path = path_of(uri)
-    model = ls.model()
-    if path is None or model is None:
+    try:
+        cursor = types.Position(line=int(raw_position.get("line", 0)), character=int(raw_position.get("character", 0)))
+    except (TypeError, ValueError) as error:
+        raise JsonRpcInvalidParams("skillLsp.disclosure: position must be {line, character}") from error
+    request = await request_context(ls, uri, cursor)
+    if request is None:
         return None
-    position = ls.position(path, types.Position(line=int(raw_position.get("line", 0)),
-                                                character=int(raw_position.get("character", 0))))
-    if position is None:
-        return None
+    path, model, position = request.path, request.model, request.position
     owners: list[AgentEntry | OptionsEntry] = [*model.agents, *model.options]
     chosen = None
     for owner in owners:
