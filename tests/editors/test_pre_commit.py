@@ -1,0 +1,136 @@
+"""The pre-commit hook (.pre-commit-hooks.yaml) run by the real pre-commit through `pre-commit try-repo`.
+
+try-repo clones a git repository at HEAD, installs it into a fresh virtualenv with pip and runs the hook.
+So that the test checks this working tree and not whatever was last committed, it builds a temporary
+repository from the checkout's files (tracked and untracked, minus ignored ones) and commits them.
+pre-commit installs the package with pip, which needs the dependencies from the package index.
+try-repo builds the hook's environment in a temporary store every time (PRE_COMMIT_HOME does not keep
+it), so what repeated runs reuse are pip's downloads and virtualenv's seed wheels, cached under
+$SKILL_LSP_PRE_COMMIT_CACHE (default ~/.cache/skill-lsp-pre-commit); each run still takes 10-20 s.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+REPO = HERE.parent.parent
+PROJECT = HERE / "project"
+
+pytestmark = [
+    pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
+                       reason="pre-commit is not installed (pip install pre-commit, or the 'test' extra)"),
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH"),
+]
+
+SKILL = ".agentdeck/skills/broken/SKILL.md"
+AGENT = ".agentdeck/agents/booking/agent.py"
+
+
+def cache_dir() -> Path:
+    configured = os.environ.get("SKILL_LSP_PRE_COMMIT_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "skill-lsp-pre-commit"
+
+
+def git_env() -> dict[str, str]:
+    """git without the developer's or the system's configuration, with a fixed identity."""
+    env = dict(os.environ)
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1",
+               GIT_AUTHOR_NAME="skill-lsp tests", GIT_AUTHOR_EMAIL="tests@skill-lsp.invalid",
+               GIT_COMMITTER_NAME="skill-lsp tests", GIT_COMMITTER_EMAIL="tests@skill-lsp.invalid")
+    return env
+
+
+def git(cwd: Path, *args: str) -> str:
+    completed = subprocess.run(["git", *args], cwd=cwd, env=git_env(), capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, f"git {' '.join(args)}: {completed.stderr}"
+    return completed.stdout
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "--no-verify", "-m", message)
+
+
+@pytest.fixture
+def hook_repo(tmp_path: Path) -> Path:
+    """A git repository holding this checkout's working tree, committed."""
+    listing = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                             cwd=REPO, capture_output=True, text=True, timeout=60)
+    if listing.returncode != 0:
+        pytest.skip(f"{REPO} is not a git checkout: {listing.stderr.strip()}")
+    names = [name for name in listing.stdout.split("\0") if name]
+    # an environment created inside the checkout but not git-ignored (a CI venv, node_modules) is no source
+    environments = {Path(name).parent for name in names if Path(name).name == "pyvenv.cfg"} - {Path(".")}
+    target = tmp_path / "skill-lsp"
+    for name in names:
+        if "node_modules" in Path(name).parts or any(Path(name).is_relative_to(env) for env in environments):
+            continue
+        source = REPO / name
+        if source.is_file() and not source.is_symlink():  # a file deleted in the working tree is still listed
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    assert (target / ".pre-commit-hooks.yaml").is_file()
+    git(target, "init", "--quiet", "--initial-branch=main")
+    commit_all(target, "skill-lsp working tree")
+    return target
+
+
+@pytest.fixture
+def checked_repo(tmp_path: Path) -> Path:
+    """A user's repository: a SKILL.md without a description and an agent listing a misspelt skill."""
+    target = tmp_path / "bookings"
+    shutil.copytree(PROJECT, target)
+    git(target, "init", "--quiet", "--initial-branch=main")
+    commit_all(target, "a broken skill and an agent")
+    return target
+
+
+def try_repo(hook_repo: Path, checked_repo: Path, scratch: Path) -> subprocess.CompletedProcess[str]:
+    """Run the hook through try-repo; skill-lsp's own files (user skills, its check cache) stay in scratch."""
+    cache = cache_dir()
+    env = git_env()
+    env.update(PRE_COMMIT_HOME=str(cache / "pre-commit"), PIP_CACHE_DIR=str(cache / "pip"),
+               VIRTUALENV_OVERRIDE_APP_DATA=str(cache / "virtualenv"), PRE_COMMIT_COLOR="never",
+               NO_COLOR="1", SKILL_LSP_USER_SKILLS_DIR=str(scratch / "user-skills"),
+               XDG_CACHE_HOME=str(scratch / "cache"))
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "skill-lsp", "--all-files", "--color", "never"],
+            cwd=checked_repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=480)
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"pre-commit try-repo did not finish in 480 s; output: {error.stdout!r} {error.stderr!r}")
+
+
+def test_the_hook_fails_on_findings_and_passes_once_they_are_fixed(hook_repo: Path, checked_repo: Path,
+                                                                    tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    (scratch / "user-skills").mkdir(parents=True)
+
+    failing = try_repo(hook_repo, checked_repo, scratch)
+    output = failing.stdout + failing.stderr
+    assert failing.returncode == 1, output
+    assert "skill-lsp" in output and "Failed" in output, output
+    assert f"{SKILL}:1:1: SK106" in output, output
+    assert f"{AGENT}:3:101: AD101" in output, output
+
+    skill = checked_repo / SKILL
+    skill.write_text(skill.read_text(encoding="utf-8").replace(
+        "name: broken\n", "name: broken\ndescription: Shows that the hook passes once the description is there.\n"),
+        encoding="utf-8")
+    agent = checked_repo / AGENT
+    agent.write_text(agent.read_text(encoding="utf-8").replace(', "parse-reqest"', ''), encoding="utf-8")
+    commit_all(checked_repo, "fix the skill and the agent")
+
+    passing = try_repo(hook_repo, checked_repo, scratch)
+    output = passing.stdout + passing.stderr
+    assert passing.returncode == 0, output
+    assert "Passed" in output, output
+    assert "SK106" not in output and "AD101" not in output, output
