@@ -152,7 +152,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK203", "body-too-long", INFO, "The body is longer than 500 lines.",
         "The whole body enters the context when the skill is loaded; the specification recommends keeping it "
-        "under 500 lines and moving detail to referenced files.",
+        "under 500 lines and moving detail to referenced files. A SKILL.md larger than 8 MB is not analysed at "
+        "all (skill-lsp reads no more): this rule then reports it on line 1.",
         "A SKILL.md with 800 lines of instructions.",
     ),
     Rule(

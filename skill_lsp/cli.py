@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from . import __version__
+from . import __version__, trace
+from .cache import CachedWorkspace, cache_dir
 from .config import Config
 from .disclosure import agent_disclosure, available_skills_xml, options_disclosure, skill_entry
 from .index import Model, Workspace
@@ -67,7 +70,8 @@ def _project_root(start: Path) -> Path | None:
     return None
 
 
-def _workspaces(paths: list[str], cwd: Path, settings: Config) -> list[tuple[Workspace, set[Path] | None]]:
+def _workspaces(paths: list[str], cwd: Path, settings: Config,
+                make: Callable[[list[Path], Config], Workspace] = Workspace) -> list[tuple[Workspace, set[Path] | None]]:
     """One workspace per folder; files restrict the report to themselves."""
     folders: dict[Path, set[Path] | None] = {}
     for raw in paths:
@@ -91,11 +95,24 @@ def _workspaces(paths: list[str], cwd: Path, settings: Config) -> list[tuple[Wor
             continue
         if only is None and any(f != folder and folder.is_relative_to(f) and o is None for f, o in folders.items()):
             continue
-        result.append((Workspace([folder], settings), only))
+        result.append((make([folder], settings), only))
     return result
 
 
 def command_check(args: argparse.Namespace) -> int:
+    # a short-lived process that allocates a few objects per file and frees little:
+    # the cycle collector would only rescan them
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check(args)
+    finally:
+        if collecting:
+            gc.enable()
+        trace.reset()
+
+
+def _check(args: argparse.Namespace) -> int:
     cwd = Path(os.getcwd())
     select = _codes(args.select)
     ignore = _codes(args.ignore)
@@ -105,11 +122,22 @@ def command_check(args: argparse.Namespace) -> int:
     settings = Config(select=select or None, ignore=ignore, extend_select=extend)
     if args.user_skills_dir is not None:
         settings = replace(settings, user_skills_dir=Path(args.user_skills_dir).expanduser().absolute())
+    if args.profile:
+        trace.enable()
+    # without a cache location too: the file analyses then go straight into the model,
+    # which keeps each file's findings and facts, not its parse
+    location = None if args.no_cache else cache_dir()
+
+    def make(folders: list[Path], config: Config) -> Workspace:
+        return CachedWorkspace(folders, config, location)
     findings: list[Finding] = []
     skills = agents = 0
-    for workspace, only in _workspaces(args.paths or ["."], cwd, settings):
+    for workspace, only in _workspaces(args.paths or ["."], cwd, settings, make):
         model = workspace.build()
-        results = run_rules(model, settings)
+        with trace.phase("rules"):
+            results = run_rules(model, settings)
+        if isinstance(workspace, CachedWorkspace):
+            workspace.save()
         skills += sum(1 for skill in model.skills.values() if not skill.external)
         agents += len(model.agents) + len(model.options)
         for path, items in results.items():
@@ -119,6 +147,14 @@ def command_check(args: argparse.Namespace) -> int:
             if only is None or path in only:
                 print(f"skill-lsp: {path}: {reason}", file=sys.stderr)
     findings.sort(key=Finding.sort_key)
+    with trace.phase("output"):
+        _print_findings(args, findings, cwd, skills, agents)
+    trace.report()
+    failing = {Severity.ERROR} | ({Severity.WARNING} if args.strict else set())
+    return 1 if any(finding.severity in failing for finding in findings) else 0
+
+
+def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path, skills: int, agents: int) -> None:
     if args.format == "json":
         print(format_json(findings, cwd))
     elif args.format == "github":
@@ -133,8 +169,6 @@ def command_check(args: argparse.Namespace) -> int:
             print(text)
         if not args.quiet:
             print(summary(findings, skills, agents))
-    failing = {Severity.ERROR} | ({Severity.WARNING} if args.strict else set())
-    return 1 if any(finding.severity in failing for finding in findings) else 0
 
 
 def _use_color(args: argparse.Namespace) -> bool:
@@ -264,6 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--user-skills-dir", metavar="DIR", help="the user's Claude skills (default ~/.claude/skills)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    check.add_argument("--no-cache", action="store_true",
+                       help="analyse every file again, without reading or writing the cache (see SKILL_LSP_CACHE_DIR)")
+    check.add_argument("--profile", action="store_true", help="print where the time went, by phase, to stderr")
     check.set_defaults(handler=command_check)
 
     disclosure = commands.add_parser("disclosure", help="print the text an agent sees")

@@ -10,6 +10,7 @@ from typing import Any
 
 from .catalogue import BY_CODE, RULES, Rule
 from .model import Profile, Severity, Span
+from .textutil import FileTooLarge, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -216,8 +217,8 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
 def load_pyproject(path: Path) -> LoadedConfig | None:
     """The `[tool.skill-lsp]` table of one pyproject.toml; None when it has none."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_text(path)
+    except (OSError, FileTooLarge):
         return None
     if "skill-lsp" not in text:
         return None

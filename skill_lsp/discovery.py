@@ -20,8 +20,10 @@ class Listing:
     skill_files: list[Path] = field(default_factory=list)
     python_files: list[Path] = field(default_factory=list)
     pyprojects: list[Path] = field(default_factory=list)
-    # directories that exist, for resolving roots without touching the disk again
-    directories: set[Path] = field(default_factory=set)
+    # directories that exist (as strings), for resolving roots without touching the disk again
+    directories: set[str] = field(default_factory=set)
+    # directories that could not be listed, and why (the CLI prints them)
+    unreadable: dict[Path, str] = field(default_factory=dict)
 
 
 def is_skill_filename(name: str) -> bool:
@@ -57,6 +59,12 @@ def _path_order(path: str) -> list[str]:
     return path.split(os.sep)
 
 
+def inside_workspace(path: Path, folders: list[Path]) -> bool:
+    """path lies in one of folders once symlinks are resolved: where a quick fix may create or rename."""
+    real = Path(os.path.realpath(path))
+    return any(within(real, Path(os.path.realpath(folder))) for folder in folders)
+
+
 def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
@@ -83,8 +91,11 @@ def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
         try:
             with os.scandir(directory) as entries:
                 children = list(entries)
-        except OSError:
-            continue  # unreadable or vanished: nothing to report from here
+        except FileNotFoundError:
+            continue  # vanished since its parent was listed
+        except OSError as error:
+            listing.unreadable[Path(directory)] = f"cannot be read: {error.strerror or error}"
+            continue
         if directory != root and any(child.name == "pyvenv.cfg" for child in children):
             continue  # a virtualenv
         for entry in children:
@@ -120,5 +131,5 @@ def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
     listing.skill_files = [Path(path) for path in sorted(skill_files, key=_path_order)]
     listing.python_files = [Path(path) for path in sorted(python_files, key=_path_order)]
     listing.pyprojects = [Path(path) for path in sorted(pyprojects, key=_path_order)]
-    listing.directories = {Path(path) for path in directories}
+    listing.directories = set(directories)
     return listing

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import NamedTuple
 
 from .config import Config, LoadedConfig, load_pyproject, merge
 from .discovery import Listing, is_skill_filename, walk, within
-from .model import Profile, Span
+from .model import Finding, Profile, Span
 from .pysource import Call, PySource, PyValue, parse_python
 from .skillfile import SkillFile, parse_skill
-from .textutil import FileTooLarge, read_text
+from .textutil import FileTooLarge, check_size, read_text
+from .trace import phase
 
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
 
@@ -33,35 +36,75 @@ class Root:
         return f"{self.path} ({self.origin})"
 
 
-@dataclass(eq=False)  # an entry is itself: registries and listings compare by identity
-class SkillEntry:
-    path: Path
-    file: SkillFile
-    root: Root | None
-    profile: Profile
-    # the file is named skill.md (or another case) instead of SKILL.md
-    misnamed: bool = False
-    external: bool = False  # outside the workspace (user skills directory)
-    directory: Path = field(init=False, repr=False)
-    dir_name: str = field(init=False, repr=False)
+@dataclass
+class SkillFacts:
+    """What registries and cross-file rules read of a SKILL.md: small and picklable, so that
+    `check` can take it from its cache or a worker process instead of parsing the file."""
 
-    def __post_init__(self) -> None:
-        self.directory = self.path.parent
+    name: str | None  # the frontmatter name, when it is a string
+    name_span: Span | None  # the value span of `name:`, when the key is there
+    first_line: Span
+    ignores: dict[int, set[str]]
+
+    @classmethod
+    def of(cls, file: SkillFile) -> SkillFacts:
+        entry = file.fields.get("name")
+        return cls(file.get_str("name"), entry.value_span if entry is not None else None, file.line_span(0), file.ignores)
+
+
+class SkillEntry:
+    """A SKILL.md in the model. Its parse (`file`) is loaded on first use when the entry was
+    made from facts alone; an entry is itself (registries and listings compare by identity)."""
+
+    def __init__(self, path: Path, file: SkillFile | None, root: Root | None, profile: Profile, *,
+                 misnamed: bool = False, external: bool = False, facts: SkillFacts | None = None,
+                 load: Callable[[], SkillFile] | None = None) -> None:
+        self.path = path
+        self.root = root
+        self.profile = profile
+        # the file is named skill.md (or another case) instead of SKILL.md
+        self.misnamed = misnamed
+        self.external = external  # outside the workspace (user skills directory)
+        self.directory = path.parent
         self.dir_name = self.directory.name
+        # the findings of the file's own rules, when they came with the facts (check's cache)
+        self.local_findings: list[Finding] | None = None
+        self._file = file
+        self._load = load
+        if facts is None:
+            assert file is not None, "a skill entry needs its parse or its facts"
+            facts = SkillFacts.of(file)
+        self.facts = facts
+
+    @property
+    def file(self) -> SkillFile:
+        if self._file is None:
+            assert self._load is not None
+            self._file = self._load()
+        return self._file
+
+    @file.setter
+    def file(self, parsed: SkillFile) -> None:
+        self._file = parsed
+        self.facts = SkillFacts.of(parsed)
+        self.local_findings = None
+
+    def __repr__(self) -> str:
+        return f"SkillEntry({self.path}, {self.profile.value})"
 
     @property
     def key(self) -> str:
         """The name agents list it by: AgentDeck's registry is keyed by the frontmatter name,
         Claude's by the directory name (with a plugin's prefix)."""
         if self.profile == Profile.AGENTDECK:
-            name = self.name
+            name = self.facts.name
             if name is not None and name.strip():
                 return name
         return (self.root.prefix if self.root else "") + self.dir_name
 
     @property
     def name(self) -> str | None:
-        return self.file.get_str("name")
+        return self.facts.name
 
     @property
     def description(self) -> str | None:
@@ -93,6 +136,16 @@ class Registry:
 
     def names(self) -> list[str]:
         return sorted(self.skills)
+
+
+class SkillJob(NamedTuple):
+    """A SKILL.md to load, placed: the root that discovered it decides its profile."""
+
+    path: Path
+    root: Root | None
+    profile: Profile
+    misnamed: bool
+    external: bool
 
 
 @dataclass
@@ -166,7 +219,9 @@ class Model:
     listings: dict[str, list[tuple[Path, Span, AgentEntry | OptionsEntry]]] = field(default_factory=dict)
     project_registries: dict[Path, Registry] = field(default_factory=dict)
     # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
-    _config_dirs: dict[Path, Path | None] = field(default_factory=dict, repr=False)
+    _config_dirs: dict[str, Path | None] = field(default_factory=dict, repr=False)
+    _config_files: dict[str, Path] | None = field(default=None, repr=False)
+    _merged: dict[tuple[Path, Config], Config] = field(default_factory=dict, repr=False)
     # path -> the Decks, agents and ClaudeAgentOptions it defines; rebuilt after `entries_changed()`
     _entries: dict[Path, tuple[list[DeckEntry], list[AgentEntry], list[OptionsEntry]]] | None = field(default=None, repr=False)
 
@@ -194,20 +249,42 @@ class Model:
 
     def config_for(self, path: Path, base: Config) -> Config:
         """The nearest [tool.skill-lsp] at or above path, under the editor/CLI settings."""
-        directory = path.parent
-        if directory not in self._config_dirs:
-            self._config_dirs[directory] = self._nearest_config(directory, self.folder_of(path))
-        found = self._config_dirs[directory]
-        return merge(self.configs[found].config, base) if found is not None else base
+        # strings, not Paths: this runs for every file, and a new Path hashes slowly
+        directory = os.path.dirname(str(path))
+        if directory in self._config_dirs:
+            found = self._config_dirs[directory]
+        else:
+            found = self._nearest_config(directory, str(self.folder_of(path)))
+        if found is None:
+            return base
+        key = (found, base)
+        merged = self._merged.get(key)
+        if merged is None:
+            merged = self._merged[key] = merge(self.configs[found].config, base)
+        return merged
 
-    def _nearest_config(self, directory: Path, folder: Path) -> Path | None:
+    def _nearest_config(self, directory: str, folder: str) -> Path | None:
+        """Walk up to the folder; every directory passed on the way remembers the answer."""
+        if self._config_files is None:
+            self._config_files = {str(config): config for config in self.configs}
+        trail: list[str] = []
+        found: Path | None = None
         while True:
-            candidate = directory / "pyproject.toml"
-            if candidate in self.configs:
-                return candidate
-            if directory == folder or directory.parent == directory or not within(directory, folder):
-                return None
-            directory = directory.parent
+            if directory in self._config_dirs:
+                found = self._config_dirs[directory]
+                break
+            trail.append(directory)
+            candidate = self._config_files.get(os.path.join(directory, "pyproject.toml"))
+            if candidate is not None:
+                found = candidate
+                break
+            parent = os.path.dirname(directory)
+            if directory == folder or parent == directory or not within(Path(directory), Path(folder)):
+                break
+            directory = parent
+        for passed in trail:
+            self._config_dirs[passed] = found
+        return found
 
     def skills_in(self, registry: Registry) -> list[SkillEntry]:
         return [skill for bucket in registry.skills.values() for skill in bucket]
@@ -244,6 +321,8 @@ class Workspace:
         self._listings: dict[Path, Listing] = {}
         self._disk_texts: dict[Path, tuple[tuple[int, int], str]] = {}
         self.model: Model | None = None
+        # what built the model, kept for incremental updates
+        self.builder: _Builder | None = None
 
     # -- file access ---------------------------------------------------------
 
@@ -254,13 +333,14 @@ class Workspace:
         if folder not in self._listings:
             loaded = load_pyproject(folder / "pyproject.toml")
             exclude = self.settings.exclude + (loaded.config.exclude if loaded else ())
-            self._listings[folder] = walk(folder, exclude)
+            with phase("walk"):
+                self._listings[folder] = walk(folder, exclude)
         return self._listings[folder]
 
     def text_of(self, path: Path) -> str:
         """Raises OSError / FileTooLarge when the file cannot be read."""
         if path in self.overlays:
-            return self.overlays[path]
+            return check_size(self.overlays[path], path.name)
         stat = path.stat()
         stamp = (stat.st_mtime_ns, stat.st_size)
         cached = self._disk_texts.get(path)
@@ -288,10 +368,11 @@ class Workspace:
         model = Model(folders=self.folders)
         skill_paths: list[tuple[Path, Path]] = []
         python_paths: list[tuple[Path, Path]] = []
-        directories: set[Path] = set()
+        directories: set[str] = set()
         for folder in self.folders:
             listing = self._listing(folder)
             directories |= listing.directories
+            model.unreadable.update(listing.unreadable)
             for pyproject in listing.pyprojects:
                 loaded = load_pyproject(pyproject)
                 if loaded is not None:
@@ -309,19 +390,46 @@ class Workspace:
             elif path.suffix == ".py":
                 python_paths.append((path, folder))
 
+        self.load_pythons(model, python_paths)
+        with phase("build model"):
+            self.builder = _Builder(self, model, directories)
+            self.builder.run(skill_paths)
+        self.model = model
+        return model
+
+    def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
+        """Parse each Python file; those that make a call we know enter the model."""
+        with phase("parse python"):
+            self._load_pythons(model, python_paths)
+
+    def _load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
         for path, folder in python_paths:
             try:
                 text = self.text_of(path)
-            except (OSError, FileTooLarge):
+            except (OSError, FileTooLarge) as error:  # skipped, and the CLI says why
+                model.unreadable[path] = str(error) if isinstance(error, FileTooLarge) else f"cannot be read: {error.strerror or error}"
                 continue
             source = self._parse(path, text, python=True)
             assert isinstance(source, PySource)
             if source.calls:
                 model.pythons[path] = PythonEntry(path, source, folder)
 
-        _Builder(self, model, directories).run(skill_paths)
-        self.model = model
-        return model
+    def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+        """Read and parse each SKILL.md the roots placed; the unreadable ones are noted."""
+        with phase("parse skills"):
+            self._load_skills(model, jobs)
+
+    def _load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+        for job in jobs:
+            try:
+                text = self.text_of(job.path)
+            except (OSError, FileTooLarge) as error:
+                model.unreadable[job.path] = str(error) if isinstance(error, FileTooLarge) else f"cannot be read: {error.strerror or error}"
+                continue
+            parsed = self._parse(job.path, text, python=False)
+            assert isinstance(parsed, SkillFile)
+            model.skills[job.path] = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed,
+                                                external=job.external)
 
     def user_skills_dir(self) -> Path | None:
         """Editor/CLI setting, then `user-skills-dir` of a folder's pyproject.toml, then the environment."""
@@ -341,16 +449,51 @@ class Workspace:
 _ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
 
 
+def _listed_items(owner: AgentEntry | OptionsEntry) -> list[PyValue]:
+    if isinstance(owner, AgentEntry):
+        items = owner.skill_values()
+    else:
+        value = owner.call.keyword("skills")
+        items = value.items if value is not None and value.kind in ("list", "tuple") else []
+    return [item for item in items if item.kind == "str" and item.text is not None]
+
+
+def _listing_order(entry: tuple[Path, Span, AgentEntry | OptionsEntry]) -> tuple[tuple[str, ...], Span]:
+    return entry[0].parts, entry[1]
+
+
+def _add_listings(model: Model, owner: AgentEntry | OptionsEntry, sort: bool = False) -> None:
+    for item in _listed_items(owner):
+        assert item.text is not None
+        entries = model.listings.setdefault(item.text, [])
+        entries.append((owner.path, item.span, owner))
+        if sort and len(entries) > 1:
+            entries.sort(key=_listing_order)
+
+
+def _remove_listings(model: Model, owner: AgentEntry | OptionsEntry) -> None:
+    for item in _listed_items(owner):
+        assert item.text is not None
+        entries = model.listings.get(item.text)
+        if entries is None:
+            continue
+        entries[:] = [entry for entry in entries if entry[2] is not owner]
+        if not entries:
+            del model.listings[item.text]
+
+
 class _Builder:
-    def __init__(self, workspace: Workspace, model: Model, directories: set[Path]) -> None:
+    def __init__(self, workspace: Workspace, model: Model, directories: set[str]) -> None:
         self.workspace = workspace
         self.model = model
         self.directories = directories
         self.plugin_names: dict[Path, str] = {}
         self.tables: dict[tuple[Path, ...], dict[str, list[SkillEntry]]] = {}
+        self.members: dict[str, list[DeckEntry]] = {}
+        self.inline: dict[int, list[DeckEntry]] = {}
 
     def exists(self, path: Path) -> bool:
-        if path in self.directories:
+        if str(path) in self.directories:
             return True
         try:
             return path.is_dir()
@@ -382,7 +525,7 @@ class _Builder:
         """The nearest directory at or above path's directory that holds marker (e.g. .agentdeck)."""
         directory = path.parent
         while within(directory, folder):
-            if (directory / marker) in self.directories or self.exists(directory / marker):
+            if self.exists(directory / marker):
                 return directory
             if directory == folder or directory.parent == directory:
                 break
@@ -442,24 +585,16 @@ class _Builder:
         # 4. skills
         known_paths = {path for path, _ in skill_paths}
         folders = model.folders
+        jobs: dict[Path, SkillJob] = {}
         for path, folder in skill_paths + user_skills + plugin_skills:
-            if path in model.skills:
+            if path in jobs:
                 continue
             if path.name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
                 continue  # a stray lowercase copy beside the real file
-            try:
-                text = self.workspace.text_of(path)
-            except (OSError, FileTooLarge) as error:
-                model.unreadable[path] = str(error) if isinstance(error, FileTooLarge) else f"cannot be read: {error.strerror or error}"
-                continue
-            parsed = self.workspace._parse(path, text, python=False)
-            assert isinstance(parsed, SkillFile)
             owner = model.roots.get(path.parent.parent)
             external = not (folder in folders and within(path, folder)) and not any(within(path, f) for f in folders)
-            model.skills[path] = SkillEntry(
-                path, parsed, owner, owner.profile if owner else Profile.SPEC, misnamed=path.name != "SKILL.md",
-                external=external,
-            )
+            jobs[path] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, path.name != "SKILL.md", external)
+        self.workspace.load_skills(model, list(jobs.values()))
 
         # 5. registries
         by_root: dict[Path, list[SkillEntry]] = {}
@@ -556,20 +691,24 @@ class _Builder:
                     inline.setdefault(id(item.call), []).append(deck)
                 elif item.name:
                     members.setdefault(item.name, []).append(deck)
-        fallbacks: dict[Path, Registry] = {}
+        self.members = members
+        self.inline = inline
         for agent in model.agents:
-            decks = list(inline.get(id(agent.call), []))
-            if agent.variable:
-                for deck in members.get(agent.variable, []):
-                    if deck not in decks and self.same_module_or_imported(agent, deck):
-                        decks.append(deck)
-            agent.decks = decks
-            if not decks:
-                folder = agent.folder
-                if folder not in fallbacks:
-                    fallbacks[folder] = self.project_registry(folder)
-                agent.fallback = fallbacks[folder]
-        model.project_registries = fallbacks
+            self.place(agent)
+
+    def place(self, agent: AgentEntry) -> None:
+        """The Decks an agent belongs to, or the registry it falls back to."""
+        decks = list(self.inline.get(id(agent.call), []))
+        if agent.variable:
+            for deck in self.members.get(agent.variable, []):
+                if deck not in decks and self.same_module_or_imported(agent, deck):
+                    decks.append(deck)
+        agent.decks = decks
+        if not decks:
+            fallbacks = self.model.project_registries
+            if agent.folder not in fallbacks:
+                fallbacks[agent.folder] = self.project_registry(agent.folder)
+            agent.fallback = fallbacks[agent.folder]
 
     def same_module_or_imported(self, agent: AgentEntry, deck: DeckEntry) -> bool:
         """A Deck's agents=[x] names this agent when x is defined in the Deck's file or imported there."""
@@ -670,12 +809,88 @@ class _Builder:
     def index_listings(self) -> None:
         model = self.model
         for agent in model.agents:
-            for item in agent.skill_values():
-                if item.kind == "str" and item.text is not None:
-                    model.listings.setdefault(item.text, []).append((agent.path, item.span, agent))
+            _add_listings(model, agent)
         for options in model.options:
-            value = options.call.keyword("skills")
-            if value is not None and value.kind in ("list", "tuple"):
-                for item in value.items:
-                    if item.kind == "str" and item.text is not None:
-                        model.listings.setdefault(item.text, []).append((options.path, item.span, options))
+            _add_listings(model, options)
+        for entries in model.listings.values():
+            if len(entries) > 1:
+                entries.sort(key=_listing_order)
+
+    # -- incremental updates -----------------------------------------------------------------
+
+    def update_python(self, path: Path, source: PySource, folder: Path) -> set[Path] | None:
+        """A Python file's new parse, applied in place; the files whose findings may change, or None
+        when the edit reaches roots or Deck membership and the model must be built again."""
+        model = self.model
+        old = model.pythons.get(path)
+        old_calls = old.source.calls if old is not None else []
+        calls = source.calls
+        if any(call.kind in ("deck", "deck_from_project") or (call.kind == "claude_options" and "plugins" in call.keywords)
+               for call in [*old_calls, *calls]):
+            return None  # roots, registries or Deck membership may move
+        old_variables = {call.assigned_to for call in old_calls if call.kind == "agent"}
+        new_variables = {call.assigned_to for call in calls if call.kind == "agent"}
+        if any(name in self.members for name in (old_variables ^ new_variables) if name):
+            return None
+        affected: set[Path] = {path}
+        gone = [agent for agent in model.agents if agent.path == path]
+        gone_options = [options for options in model.options if options.path == path]
+        removed: list[AgentEntry | OptionsEntry] = [*gone, *gone_options]
+        for old_owner in removed:
+            affected |= self.listed_skill_files(old_owner)
+            _remove_listings(model, old_owner)
+        if gone:
+            model.agents = [agent for agent in model.agents if agent.path != path]
+        if gone_options:
+            model.options = [options for options in model.options if options.path != path]
+        if calls:
+            entry = model.pythons[path] = PythonEntry(path, source, folder)
+        else:
+            model.pythons.pop(path, None)
+        user_dir = self.workspace.user_skills_dir()
+        for call in calls:
+            owner: AgentEntry | OptionsEntry
+            if call.kind == "agent":
+                owner = AgentEntry(path, call, folder)
+                self.place(owner)
+                model.agents.append(owner)
+            else:
+                owner = OptionsEntry(path, call, folder, self.claude_registry(entry, call, user_dir))
+                model.options.append(owner)
+            _add_listings(model, owner, sort=True)
+            affected |= self.listed_skill_files(owner)
+        model.entries_changed()
+        return affected
+
+    def listed_skill_files(self, owner: AgentEntry | OptionsEntry) -> set[Path]:
+        """The SKILL.md files an agent lists (SK303 on them depends on it)."""
+        found: set[Path] = set()
+        registries = [owner.registry] if isinstance(owner, OptionsEntry) else [r for _, r in owner.registries() if r is not None]
+        for item in _listed_items(owner):
+            if item.text is None:
+                continue
+            for registry in registries:
+                found |= {skill.path for skill in registry.skills.get(item.text, [])}
+        return found
+
+    def rekey(self, skill: SkillEntry, old_key: str) -> set[Path]:
+        """A skill's registry key changed (its frontmatter name, for AgentDeck): move it in every
+        registry that holds it; the files sharing the old or the new key are affected."""
+        affected: set[Path] = {skill.path}
+        tables: dict[int, tuple[dict[str, list[SkillEntry]], tuple[Path, ...]]] = {}
+        for key, table in self.tables.items():
+            tables[id(table)] = (table, key)
+        for table, roots in tables.values():
+            bucket = table.get(old_key)
+            if bucket is None or not any(entry is skill for entry in bucket):
+                continue
+            bucket[:] = [entry for entry in bucket if entry is not skill]
+            affected |= {entry.path for entry in bucket}
+            if not bucket:
+                del table[old_key]
+            moved = table.setdefault(skill.key, [])
+            moved.append(skill)
+            moved.sort(key=lambda entry: (roots.index(entry.root.path) if entry.root is not None and entry.root.path in roots
+                                          else len(roots), entry.path.parts))
+            affected |= {entry.path for entry in moved}
+        return affected

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 
 class Severity(enum.IntEnum):
@@ -37,14 +38,14 @@ class Profile(str, enum.Enum):
     SPEC = "spec"
 
 
-@dataclass(frozen=True, order=True)
-class Position:
+# Positions and spans are named tuples: immutable, ordered and hashable like frozen
+# dataclasses, and several times cheaper to create (tens of thousands per parse).
+class Position(NamedTuple):
     line: int
     column: int
 
 
-@dataclass(frozen=True, order=True)
-class Span:
+class Span(NamedTuple):
     start: Position
     end: Position
 

@@ -8,23 +8,41 @@ file's own imports to `agentdeck` or `claude_agent_sdk`.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
+from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Literal
 
 import tree_sitter_python
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .model import Position, Span
 
 _LANGUAGE = Language(tree_sitter_python.language())
 _PARSER = Parser(_LANGUAGE)
+_QUERY = Query(_LANGUAGE, """
+(call) @call
+(import_statement) @import
+(import_from_statement) @import
+(comment) @comment
+(module (expression_statement (assignment left: (identifier) right: (_)) @assignment))
+(interpolation) @interpolation
+""")
 
 AGENTDECK = "agentdeck"
 CLAUDE_SDK = "claude_agent_sdk"
 _FRAMEWORKS = (AGENTDECK, CLAUDE_SDK)
 _IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+_LONE_CR = re.compile(rb"\r(?!\n)")
+# every assignment, for the name a call is assigned to: asking a node for its parent costs tree-sitter
+# a walk down from the root, which made calls nested thousands deep quadratic
+_ASSIGNMENTS = Query(_LANGUAGE, "(assignment) @assignment")
+
+# the keyword arguments of Agent / Deck / ClaudeAgentOptions that skill-lsp reads
+_READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins"})
 
 CallKind = Literal["agent", "deck", "deck_from_project", "claude_options"]
 ValueKind = Literal["str", "list", "tuple", "dict", "none", "name", "path", "number", "bool", "bytes", "other"]
@@ -42,11 +60,17 @@ class PyValue:
     pairs: list[tuple[PyValue, PyValue]] = field(default_factory=list)
     # name: the identifier (or the last attribute of a dotted name)
     name: str | None = None
-    # path: the statically evaluated path (relative paths stay relative);
-    # str values get one too, since a str can be a root
-    path: PurePath | None = None
+    # path: the statically evaluated path (relative paths stay relative)
+    evaluated: PurePath | None = None
     # an inline call inside a list (an Agent(...) written into agents=[...])
     call: Call | None = None
+
+    @property
+    def path(self) -> PurePath | None:
+        """The path this value names, if static; a str can be a root too (made on demand: few are)."""
+        if self.evaluated is None and self.kind == "str" and self.text:
+            return PurePath(self.text)
+        return self.evaluated
 
 
 @dataclass
@@ -108,14 +132,20 @@ class _Lines:
 
     def __init__(self, data: bytes) -> None:
         self.lines = data.split(b"\n")
+        # row -> None (ASCII) or the byte offset where each code point starts; computed once per
+        # row, since one long line (a 20,000-name skills list) is asked for thousands of positions
+        self.starts: dict[int, array[int] | None] = {}
 
     def position(self, row: int, byte_column: int) -> Position:
         if row >= len(self.lines):
             return Position(row, byte_column)
-        line = self.lines[row]
-        if line.isascii():
+        if row not in self.starts:
+            line = self.lines[row]
+            self.starts[row] = None if line.isascii() else array("I", (i for i, b in enumerate(line) if b & 0xC0 != 0x80))
+        starts = self.starts[row]
+        if starts is None:
             return Position(row, byte_column)
-        return Position(row, len(line[:byte_column].decode("utf-8", errors="replace")))
+        return Position(row, bisect.bisect_left(starts, byte_column))
 
     def span(self, node: Node) -> Span:
         start = node.start_point
@@ -128,6 +158,10 @@ def parse_python(text: str, path: PurePath | None = None) -> PySource:
     if AGENTDECK not in text and CLAUDE_SDK not in text:
         return source  # cannot name either framework: nothing to find
     data = text.encode("utf-8", errors="surrogatepass")
+    if b"\r" in data:
+        # Python and LSP end a line at a lone CR too, tree-sitter only at LF: same length, so
+        # byte offsets hold and tree-sitter's rows are the document's lines
+        data = _LONE_CR.sub(b"\n", data)
     tree = _PARSER.parse(data)
     scanner = _Scanner(source, _Lines(data), path)
     scanner.scan(tree.root_node)
@@ -143,38 +177,40 @@ class _Scanner:
         self.bindings: dict[str, tuple[str, str]] = {}
         # module-level NAME = <expression>, for Deck(skills=SKILLS_DIR)
         self.constants: dict[str, Node] = {}
+        # node id of an assignment's value (parentheses unwrapped) -> the name it is assigned to
+        self.assigned: dict[int, str] = {}
 
     def scan(self, root: Node) -> None:
-        calls: list[Node] = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            kind = node.type
-            if kind == "import_from_statement":
+        # The query finds what matters in C; walking every node in Python cost a millisecond a file.
+        captures = QueryCursor(_QUERY).captures(root)
+        for node in sorted(captures.get("import", []), key=_start):
+            if node.type == "import_from_statement":
                 self._import_from(node)
-                continue
-            if kind == "import_statement":
+            else:
                 self._import(node)
-                continue
-            if kind == "comment":
-                self._comment(node)
-                continue
-            if kind == "call":
-                calls.append(node)
-            elif kind == "assignment" and node.parent is not None and node.parent.parent is not None:
-                if node.parent.parent.type == "module":
-                    left = node.child_by_field_name("left")
-                    right = node.child_by_field_name("right")
-                    if left is not None and right is not None and left.type == "identifier":
-                        self.constants[_text(left)] = right
-            if kind in ("string", "integer", "float"):
-                continue  # leaves for our purpose; strings are read where used
-            stack.extend(reversed(node.children))
+        for node in captures.get("comment", []):
+            self._comment(node)
+        for node in sorted(captures.get("assignment", []), key=_start):
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if left is not None and right is not None:
+                self.constants[_text(left)] = right
         self.source.bindings = self.bindings
         if not self.bindings:
             return
+        for node in QueryCursor(_ASSIGNMENTS).captures(root).get("assignment", []):
+            name = _target_name(node.child_by_field_name("left"))
+            right = node.child_by_field_name("right")
+            while right is not None and right.type == "parenthesized_expression" and right.named_child_count == 1:
+                right = right.named_children[0]
+            if name is not None and right is not None:
+                self.assigned[right.id] = name
+        # a call inside an f-string's {...} is text, not code we analyse (a bisect: there can be thousands)
+        inside_string = _covered([(node.start_byte, node.end_byte) for node in captures.get("interpolation", [])])
         seen: dict[int, Call] = {}
-        for node in sorted(calls, key=lambda n: n.start_byte):
+        for node in sorted(captures.get("call", []), key=_start):
+            if inside_string(node.start_byte):
+                continue
             call = self._call(node, seen)
             if call is not None:
                 call.index = len(self.source.calls)
@@ -246,32 +282,28 @@ class _Scanner:
                 return binding[1]
             return None
         if node.type == "attribute":
-            obj = node.child_by_field_name("object")
-            attr = node.child_by_field_name("attribute")
-            if obj is None or attr is None:
-                return None
-            name = _text(attr)
-            if obj.type == "identifier":
-                binding = self.bindings.get(_text(obj))
-                if binding and binding[0] == "module":
-                    return f"{binding[1]}:{name}"
-            inner = self._resolve(obj)
-            if inner is not None:
-                return f"{inner}.{name}"
-            # agentdeck.core.Agent: a dotted path under a framework module
-            root = obj
+            # a loop, not recursion: a hostile file can chain thousands of attributes (a.a.a...)
+            names: list[str] = []
+            root = node
             while root.type == "attribute":
-                child = root.child_by_field_name("object")
-                if child is None:
+                obj = root.child_by_field_name("object")
+                attr = root.child_by_field_name("attribute")
+                if obj is None or attr is None:
                     return None
-                root = child
-            if root.type == "identifier":
-                binding = self.bindings.get(_text(root))
-                if binding and binding[0] == "module":
-                    return f"{binding[1]}:{name}"
+                names.append(_text(attr))
+                root = obj
+            if root.type != "identifier":
+                return None
+            names.reverse()
+            binding = self.bindings.get(_text(root))
+            if binding is None:
+                return None
+            if binding[0] == "module":  # ad.Agent -> agentdeck:Agent, ad.Deck.from_project -> agentdeck:Deck.from_project
+                return f"{binding[1]}:" + ".".join(names)
+            return f"{binding[1]}." + ".".join(names)
         return None
 
-    def _call(self, node: Node, seen: dict[int, Call]) -> Call | None:
+    def _call(self, node: Node, seen: dict[int, Call], depth: int = 0) -> Call | None:
         if node.id in seen:
             return seen[node.id]
         callee = node.child_by_field_name("function")
@@ -296,9 +328,10 @@ class _Scanner:
             value_node = child.child_by_field_name("value")
             if name_node is None or value_node is None:
                 continue
-            keywords[_text(name_node)] = Keyword(
-                _text(name_node), self.lines.span(name_node), self._value(value_node, seen, 0)
-            )
+            name = _text(name_node)
+            # only the arguments a rule or a feature reads are evaluated (tools=, model=... are not)
+            value = self._value(value_node, seen, depth) if name in _READ_KEYWORDS else PyValue("other", self.lines.span(value_node))
+            keywords[name] = Keyword(name, self.lines.span(name_node), value)
         callee_span = self.lines.span(callee)
         if kind == "deck_from_project" and callee.type == "attribute":
             attr = callee.child_by_field_name("attribute")
@@ -310,7 +343,7 @@ class _Scanner:
             callee_span=callee_span,
             span=self.lines.span(node),
             keywords=keywords,
-            assigned_to=_assigned_name(node),
+            assigned_to=self.assigned.get(node.id),
         )
         seen[node.id] = call
         return call
@@ -344,11 +377,13 @@ class _Scanner:
         if kind in ("integer", "float"):
             return PyValue("number", span, text=_text(node))
         if kind == "call" and self._resolve_call_kind(node):
-            call = self._call(node, seen)
+            # the depth carries on into the inner call: Agent(skills=[Agent(skills=[...])]) nested
+            # hundreds deep must not exhaust the stack (scan() still finds every call)
+            call = self._call(node, seen, depth + 1)
             return PyValue("other", span, call=call)
         path = self._path(node, 0)
         if path is not None:
-            return PyValue("path", span, path=path)
+            return PyValue("path", span, evaluated=path)
         if kind == "identifier":
             return PyValue("name", span, name=_text(node))
         if kind == "attribute":
@@ -386,11 +421,13 @@ class _Scanner:
                 content_span = Span(self.lines.position(*start.end_point), self.lines.span(part).end)
             if not dynamic and not is_bytes and end is not None and end.type == "string_end":
                 literal = _text(part)
-                try:
-                    value = ast.literal_eval(literal.replace("f", "", 1) if "f" in prefix else literal)
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    dynamic = True
-                    continue
+                value: object = _plain_literal(literal)
+                if value is None:
+                    try:
+                        value = ast.literal_eval(literal.replace("f", "", 1) if "f" in prefix else literal)
+                    except (ValueError, SyntaxError, MemoryError, RecursionError):
+                        dynamic = True
+                        continue
                 if isinstance(value, str):
                     values.append(value)
                 else:
@@ -400,8 +437,7 @@ class _Scanner:
         if is_bytes:
             return PyValue("bytes", span, content_span=content_span)
         text = None if dynamic else "".join(values)
-        path = PurePath(text) if text else None
-        return PyValue("str", span, text=text, content_span=content_span if len(parts) == 1 else span, path=path)
+        return PyValue("str", span, text=text, content_span=content_span if len(parts) == 1 else span)
 
     # -- static path expressions ----------------------------------------------
 
@@ -464,6 +500,25 @@ class _Scanner:
         return None
 
 
+def _plain_literal(literal: str) -> str | None:
+    """The value of a quoted literal with no prefix and no escapes, without compiling it; else None."""
+    if "\\" in literal or "\r" in literal or len(literal) < 2:
+        return None
+    quote = literal[0]
+    if quote not in "\"'":
+        return None
+    for width in (3, 1):
+        mark = quote * width
+        if len(literal) >= 2 * width and literal.startswith(mark) and literal.endswith(mark):
+            inner = literal[width:-width]
+            return inner if width == 3 or (quote not in inner and "\n" not in inner) else None
+    return None
+
+
+def _start(node: Node) -> int:
+    return node.start_byte
+
+
 def _framework_of(module: str) -> str | None:
     for framework in _FRAMEWORKS:
         if module == framework or module.startswith(framework + "."):
@@ -476,15 +531,28 @@ def _text(node: Node) -> str:
     return data.decode("utf-8", errors="replace") if data is not None else ""
 
 
-def _assigned_name(node: Node) -> str | None:
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        parent = parent.parent
-    if parent is not None and parent.type == "assignment":
-        left = parent.child_by_field_name("left")
-        if left is not None and left.type == "identifier":
-            return _text(left)
-        if left is not None and left.type == "attribute":
-            attr = left.child_by_field_name("attribute")
-            return _text(attr) if attr is not None else None
+def _target_name(left: Node | None) -> str | None:
+    """The name an assignment binds: `x = ...` gives x, `self.x = ...` gives x."""
+    if left is not None and left.type == "identifier":
+        return _text(left)
+    if left is not None and left.type == "attribute":
+        attr = left.child_by_field_name("attribute")
+        return _text(attr) if attr is not None else None
     return None
+
+
+def _covered(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether an offset lies in one of spans (which may nest), by bisection."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+
+    def covered(offset: int) -> bool:
+        index = bisect.bisect_right(starts, offset) - 1
+        return index >= 0 and offset < merged[index][1]
+
+    return covered

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,13 +23,20 @@ except AttributeError:  # pragma: no cover - depends on the PyYAML build
 # frontmatter size handed to the parser.
 MAX_FRONTMATTER_CHARS = 256 * 1024
 MAX_NODES = 20_000
+# Bounds on what one body yields (its rules and symbols cost per item): the first this many
+# references, machine paths and headings are kept, the rest of a hostile file is not.
+MAX_BODY_ITEMS = 5_000
 
 _DELIMITER = "---"
 _IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-# [text](target "title") and ![alt](target); the target may be in <...>.
-_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+\"[^\"]*\")?\s*\)")
+# Every pattern here runs on every body line, so each must be linear in the line's length: no
+# two adjacent quantifiers that can match the same characters (the old heading pattern took
+# minutes on a 4,000-character line); a heading's closing hashes are stripped in code.
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+)$")
+# [text](target "title") and ![alt](target); the target may be in <...>. The link text holds no
+# unescaped bracket and the target no parenthesis, so a scan from one '[' stops at the next.
+_LINK = re.compile(r"(?<!\\)!?\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^<>]*>|[^()\s]+)(?:\s+\"[^\"]*\")?\s*\)")
 _REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 # Bare relative references to the conventional skill subfolders.
 _BARE = re.compile(r"(?<![\w./\\:-])((?:\./)?(?:scripts|references|reference|assets|templates)/[\w./-]*[\w-])")
@@ -151,13 +160,38 @@ def _collect_ignores(skill: SkillFile, start: int, stop: int) -> None:
             skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
 
 
-def _mark_position(mark: yaml.Mark, line_offset: int) -> Position:
+# YAML also ends lines at U+0085, U+2028 and U+2029; LSP (and split_lines) do not. When the
+# frontmatter holds one, YAML's line/column marks disagree with the document's lines, so
+# positions come from the mark's character index instead.
+_YAML_ONLY_BREAK = re.compile("[\x85\u2028\u2029]")
+
+
+def _line_starts(source: str) -> list[int]:
+    return [0, *(match.end() for match in re.finditer("\n", source))]
+
+
+def _index_position(index: int, line_offset: int, starts: list[int]) -> Position:
+    line = bisect.bisect_right(starts, index) - 1
+    return Position(line + line_offset, index - starts[line])
+
+
+def _reader_index(source: str, position: int, character: str) -> int:
+    """The character index of a ReaderError: PyYAML counts characters, libyaml bytes of UTF-8."""
+    if 0 <= position < len(source) and source[position] == character:
+        return position
+    prefix = source.encode("utf-8", "surrogatepass")[:position]
+    return max(0, min(len(prefix.decode("utf-8", "replace")), len(source) - 1))
+
+
+def _mark_position(mark: yaml.Mark, line_offset: int, starts: list[int] | None = None) -> Position:
+    if starts is not None:
+        return _index_position(mark.index, line_offset, starts)
     return Position(mark.line + line_offset, mark.column)
 
 
-def _node_span(node: yaml.Node, line_offset: int) -> Span:
-    start = _mark_position(node.start_mark, line_offset)
-    end = _mark_position(node.end_mark, line_offset)
+def _node_span(node: yaml.Node, line_offset: int, starts: list[int] | None = None) -> Span:
+    start = _mark_position(node.start_mark, line_offset, starts)
+    end = _mark_position(node.end_mark, line_offset, starts)
     return Span(start, end)
 
 
@@ -170,10 +204,21 @@ def _parse_frontmatter(skill: SkillFile) -> None:
             f"the frontmatter is over {MAX_FRONTMATTER_CHARS // 1024} KB; not parsed", skill.line_span(0)
         )
         return
+    starts = _line_starts(source) if _YAML_ONLY_BREAK.search(source) else None
     try:
         root = yaml.compose(source, Loader=_Loader)
     except yaml.MarkedYAMLError as error:
-        skill.yaml_problem = _describe_yaml_error(skill, error, offset)
+        skill.yaml_problem = _describe_yaml_error(skill, error, offset, starts)
+        return
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow (NUL, other controls)
+        code = ord(error.character) if isinstance(error.character, str) else int(error.character)
+        position = _index_position(_reader_index(source, error.position, chr(code)), offset, _line_starts(source))
+        line = skill.lines[position.line] if position.line < len(skill.lines) else ""
+        column = min(position.column, len(line))
+        skill.yaml_problem = YamlProblem(
+            f"invalid YAML: unacceptable character #x{code:04x}: {error.reason}; remove it",
+            Span.of(position.line, column, position.line, min(column + 1, len(line))),
+        )
         return
     except (yaml.YAMLError, RecursionError, ValueError) as error:
         skill.yaml_problem = YamlProblem(f"invalid YAML: {error}", skill.line_span(0))
@@ -181,7 +226,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
     if root is None:
         return  # empty frontmatter: an empty mapping
     if not isinstance(root, yaml.MappingNode):
-        skill.not_mapping = _node_span(root, offset)
+        skill.not_mapping = _node_span(root, offset, starts)
         return
     constructor = SafeConstructor()
     budget = [MAX_NODES]
@@ -200,7 +245,8 @@ def _parse_frontmatter(skill: SkillFile) -> None:
                 problem = _problem_text(error)
             except (RecursionError, ValueError, TypeError, OverflowError) as error:
                 problem = f"cannot be loaded: {error}"
-        entry = Field(key, _node_span(key_node, offset), value, _node_span(value_node, offset), value_node, problem)
+        entry = Field(key, _node_span(key_node, offset, starts), value, _node_span(value_node, offset, starts), value_node,
+                      problem)
         if key in skill.fields:
             skill.duplicate_keys.append(entry)
         skill.fields[key] = entry
@@ -228,22 +274,24 @@ def _problem_text(error: yaml.YAMLError) -> str:
     return str(error)
 
 
-_KEY_VALUE = re.compile(r"^(\s*)([^\s#:][^:#]*?):[ \t]+(\S.*?)\s*$")
+_KEY_VALUE = re.compile(r"^(\s*)([^\s#:][^:#]*?):[ \t]+(\S(?:.*\S)?)\s*$")
 
 
-def _describe_yaml_error(skill: SkillFile, error: yaml.MarkedYAMLError, offset: int) -> YamlProblem:
+def _describe_yaml_error(
+    skill: SkillFile, error: yaml.MarkedYAMLError, offset: int, starts: list[int] | None = None
+) -> YamlProblem:
     mark = error.problem_mark or error.context_mark
     problem = _problem_text(error)
     last = (skill.close_line or len(skill.lines)) - 1
-    if mark is not None and error.context_mark is not None and mark.line + offset > last:
+    if mark is not None and error.context_mark is not None and _mark_position(mark, offset, starts).line > last:
         # "found unexpected end of stream": where the unclosed quote or bracket opened says more
         mark = error.context_mark
     if mark is None:
         return YamlProblem(f"invalid YAML: {problem}", skill.line_span(0))
-    line = mark.line + offset
-    line = min(line, (skill.close_line or len(skill.lines)) - 1)
+    position = _mark_position(mark, offset, starts)
+    line = min(position.line, (skill.close_line or len(skill.lines)) - 1)
     text = skill.lines[line] if 0 <= line < len(skill.lines) else ""
-    column = min(mark.column, len(text))
+    column = min(position.column, len(text))
     if "mapping values are not allowed" in problem:
         match = _KEY_VALUE.match(text)
         if match and ": " in match.group(3) and not match.group(3).startswith(("'", '"', "|", ">", "[", "{")):
@@ -281,7 +329,8 @@ def _scan_body(skill: SkillFile) -> None:
     in_fence: str | None = None
     for number in range(skill.body_start, len(skill.lines)):
         line = skill.lines[number]
-        fence = _FENCE.match(line)
+        # each pattern below needs a character the line may not have: test that first
+        fence = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if fence:
             marker = fence.group(1)
             if in_fence is None:
@@ -297,17 +346,48 @@ def _scan_body(skill: SkillFile) -> None:
             if match:
                 codes = match.group(1)
                 skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
-        heading = _HEADING.match(line)
+        heading = _HEADING.match(line) if "#" in line and len(skill.headings) < MAX_BODY_ITEMS else None
         if heading:
             skill.headings.append(
-                Heading(len(heading.group(1)), heading.group(2), Span.of(number, 0, number, len(line)))
+                Heading(len(heading.group(1)), _heading_text(heading.group(2)), Span.of(number, 0, number, len(line)))
             )
-        _scan_line_references(skill, number, line)
+        # links need '](' or ']:', bare and machine paths a slash or a backslash
+        if ("/" in line or "](" in line or "]:" in line or "\\" in line) and not _references_full(skill):
+            _scan_line_references(skill, number, line)
+
+
+def _heading_text(raw: str) -> str:
+    """A heading's text without trailing whitespace and closing hashes (at least one character)."""
+    return raw.rstrip().rstrip("#").rstrip() or raw[0]
+
+
+def _references_full(skill: SkillFile) -> bool:
+    """Once either list is full the body's references are not scanned further."""
+    return len(skill.references) >= MAX_BODY_ITEMS or len(skill.machine_paths) >= MAX_BODY_ITEMS
+
+
+def _inside_any(taken: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether a column lies in one of the spans taken by links (a bisect: a line can hold 100,000 links)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(taken):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+
+    def inside(column: int) -> bool:
+        index = bisect.bisect_right(starts, column) - 1
+        return index >= 0 and column < merged[index][1]
+
+    return inside
 
 
 def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
     taken: list[tuple[int, int]] = []
     for match in _LINK.finditer(line):
+        if _references_full(skill):
+            return
         target = match.group(1)
         start = match.start(1)
         if target.startswith("<") and target.endswith(">"):
@@ -322,29 +402,35 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
             target, start = target[1:-1], start + 1
         taken.append((definition.start(), definition.end()))
         _add_reference(skill, number, target, start, is_link=True)
+    inside = _inside_any(taken)
     for match in _BARE.finditer(line):
-        if any(a <= match.start() < b for a, b in taken):
+        if len(skill.references) >= MAX_BODY_ITEMS:
+            break
+        if inside(match.start()):
             continue
         target = match.group(1).rstrip(".")
         skill.references.append(
             Reference(target, Span.of(number, match.start(1), number, match.start(1) + len(target)), False)
         )
     for match in _MACHINE_PATH.finditer(line):
-        if any(a <= match.start() < b for a, b in taken):
+        if len(skill.machine_paths) >= MAX_BODY_ITEMS:
+            break
+        if inside(match.start()):
             continue
         path = match.group(0).rstrip(".,;:")
         skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
 
 
 def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool) -> None:
-    span = Span.of(number, start, number, start + len(target))
     if not target:
         return
     if target.startswith(("/", "~", "file:")) or re.match(r"^[A-Za-z]:[\\/]", target):
-        skill.machine_paths.append(Reference(target, span, is_link))
+        if len(skill.machine_paths) < MAX_BODY_ITEMS:
+            skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
         return
     if target.startswith(("#", "//")) or _SCHEME.match(target):
         return
     if any(ch in target for ch in "{}$<>*|"):
         return  # a template or a placeholder, not a file
-    skill.references.append(Reference(target, span, is_link))
+    if len(skill.references) < MAX_BODY_ITEMS:
+        skill.references.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))

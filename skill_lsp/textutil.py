@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from pathlib import Path
 
 # LSP knows exactly three line terminators; str.splitlines() knows eight.
@@ -29,14 +32,39 @@ def decode(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+_TOO_LARGE = " is larger than {} MB; not analysed"
+
+
 class FileTooLarge(Exception):
-    pass
+    """Over the read limit; str() is the reason shown to the user (see is_too_large)."""
+
+    def __init__(self, name: str, limit: int = MAX_FILE_BYTES) -> None:
+        super().__init__(name + _TOO_LARGE.format(limit // (1024 * 1024)))
+
+
+def is_too_large(reason: str) -> bool:
+    """Whether an unreadable file's reason (Model.unreadable) is FileTooLarge's."""
+    return reason.endswith(_TOO_LARGE.format(MAX_FILE_BYTES // (1024 * 1024)))
+
+
+def check_size(text: str, name: str, limit: int = MAX_FILE_BYTES) -> str:
+    """text, unless its UTF-8 form is over limit (an editor buffer is bounded like a file on disk)."""
+    if len(text) > limit or (len(text) > limit // 4 and len(text.encode("utf-8", "surrogatepass")) > limit):
+        raise FileTooLarge(name, limit)
+    return text
 
 
 def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
-    """Read a file for analysis; raises OSError or FileTooLarge."""
-    with path.open("rb") as handle:
+    """Read a file for analysis; raises OSError or FileTooLarge.
+
+    Every file skill-lsp analyses is read here: at most limit + 1 bytes, and only a regular
+    file (opened non-blocking, so a FIFO or a device named SKILL.md never hangs the reader).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+    with os.fdopen(os.open(path, flags), "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise FileTooLarge(f"{path.name} is larger than {limit // (1024 * 1024)} MB; not analysed")
+        raise FileTooLarge(path.name, limit)
     return decode(data)

@@ -16,9 +16,10 @@ from .helpers import ROOTS, Finding, Project
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Never read the real home directory's skills; no colour codes in output."""
+    """Never read the real home directory's skills nor write its cache; no colour codes in output."""
     user_skills = tmp_path_factory.mktemp("empty-user-skills")
     monkeypatch.setenv("SKILL_LSP_USER_SKILLS_DIR", str(user_skills))
+    monkeypatch.setenv("SKILL_LSP_CACHE_DIR", str(tmp_path_factory.mktemp("check-cache")))
     monkeypatch.setenv("NO_COLOR", "1")
     return user_skills
 

@@ -6,11 +6,13 @@ from pathlib import Path
 
 from ..catalogue import BY_CODE, RULES, Rule, lookup
 from ..config import Config
+from ..discovery import is_skill_filename, within
 from ..index import Model
 from ..model import Finding
+from ..textutil import FileTooLarge, is_too_large, read_text
 from .code import check_agent, check_deck, check_options
 from .report import Reporter
-from .skills import check_skill, check_skill_registry
+from .skills import check_oversized_skill, check_skill, check_skill_registry
 
 __all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "lookup", "run_rules"]
 
@@ -27,8 +29,11 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
     if skill is not None:
         if skill.external:
             return []
-        reporter = Reporter(config, skill.file.ignores)
-        check_skill(model, skill, reporter, cache)
+        reporter = Reporter(config, skill.facts.ignores)
+        if skill.local_findings is not None:
+            reporter.findings += skill.local_findings
+        else:
+            check_skill(model, skill, reporter, cache)
         check_skill_registry(model, skill, reporter)
         return sorted(reporter.findings, key=Finding.sort_key)
     python = model.pythons.get(path)
@@ -42,11 +47,15 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
         for options in options_calls:
             check_options(model, options, reporter)
         return sorted(reporter.findings, key=Finding.sort_key)
+    if path in _oversized_skills(model):
+        reporter = Reporter(config, {})
+        check_oversized_skill(model, path, reporter)
+        return reporter.findings
     loaded = model.configs.get(path)
     if loaded is not None and loaded.problems:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            text = read_text(path)
+        except (OSError, FileTooLarge):
             text = ""
         reporter = Reporter(config, {})
         for problem in loaded.problems:
@@ -60,7 +69,14 @@ def analysed_files(model: Model) -> list[Path]:
     files = [path for path, skill in model.skills.items() if not skill.external]
     files += list(model.pythons)
     files += [path for path, loaded in model.configs.items() if loaded.problems]
+    files += _oversized_skills(model)
     return files
+
+
+def _oversized_skills(model: Model) -> list[Path]:
+    """Workspace SKILL.md files skipped for their size: they get a finding saying so."""
+    return [path for path, reason in model.unreadable.items()
+            if is_too_large(reason) and is_skill_filename(path.name) and any(within(path, f) for f in model.folders)]
 
 
 def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None) -> dict[Path, list[Finding]]:

@@ -4,24 +4,61 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..index import AgentEntry, DeckEntry, Model, OptionsEntry, Registry
+from ..discovery import within
+from ..index import AgentEntry, DeckEntry, Model, OptionsEntry, Registry, Root, SkillEntry
 from ..model import CreateFile, Fix, Related, Span, TextEdit
 from ..pysource import PyValue
 from .report import Reporter, closest, did_you_mean
 
 
-def _replace_fixes(path: Path, item: PyValue, names: list[str]) -> list[Fix]:
+def _replace_fixes(path: Path, items: list[PyValue], position: int, names: list[str], listed: set[str]) -> list[Fix]:
+    """Replace the entry with each close name; when a close name is listed already, replacing would only
+    trade this finding for a duplicate (AD104), so removing the entry is offered instead."""
+    item = items[position]
     span = item.content_span or item.span
-    return [
+    fixes = [
         Fix(f"Replace with '{name}'", edits=(TextEdit(path, span, name),), preferred=index == 0 and len(names) == 1)
-        for index, name in enumerate(names)
+        for index, name in enumerate(names) if name not in listed
     ]
+    already = next((name for name in names if name in listed), None)
+    if already is not None:
+        fixes.append(Fix(f"Remove '{item.text}' ('{already}' is listed already)",
+                         edits=(TextEdit(path, _entry_removal(items, position), ""),), preferred=len(names) == 1))
+    return fixes
 
 
-def _create_fix(registry: Registry, name: str, description: str = "") -> list[Fix]:
-    root = next((root for root in registry.roots if root.prefix == ""), None)
+@dataclass
+class _RegistryFacts:
+    """What every unknown name checked against one registry needs: computed once per call, not per name
+    (a skills list can hold 20,000 names)."""
+
+    known: list[str]
+    roots: str  # the existing roots, relative to the folder
+    by_directory: dict[str, SkillEntry]
+    creatable: Root | None  # where "create the skill" may write: never outside the workspace
+
+
+def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _RegistryFacts]) -> _RegistryFacts:
+    facts = cache.get(id(registry))
+    if facts is None:
+        by_directory: dict[str, SkillEntry] = {}
+        for skill in model.skills_in(registry):
+            by_directory.setdefault(skill.dir_name, skill)
+        # root paths are normalised; the server also checks each edit with symlinks resolved
+        creatable = next((root for root in registry.roots
+                          if root.prefix == "" and any(within(root.path, f) for f in model.folders)), None)
+        facts = _RegistryFacts(
+            registry.names(), ", ".join(str(_rel(root.path, folder)) for root in registry.roots if root.path.is_dir()),
+            by_directory, creatable,
+        )
+        cache[id(registry)] = facts
+    return facts
+
+
+def _create_fix(root: Root | None, name: str, description: str = "") -> list[Fix]:
     if root is None or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
         return []
     content = f"---\nname: {name}\ndescription: {description}\n---\n\n"
@@ -40,7 +77,9 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
         )
         return
     seen: dict[str, PyValue] = {}
-    for item in value.items:
+    cache: dict[int, _RegistryFacts] = {}
+    listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
+    for index, item in enumerate(value.items):
         if item.kind != "str" or item.text is None:
             reporter.report("AD105", path, item.span, "this entry is not a string literal and cannot be checked")
             continue
@@ -48,7 +87,7 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
         if name in seen:
             reporter.report(
                 "AD104", path, item.span, f"'{name}' is listed twice in skills=[...]",
-                fixes=[Fix("Remove the duplicate", edits=(TextEdit(path, _entry_removal(agent, item), ""),), preferred=True)],
+                fixes=[Fix("Remove the duplicate", edits=(TextEdit(path, _entry_removal(value.items, index), ""),), preferred=True)],
                 related=[Related(path, seen[name].span, "first listed here")],
             )
             continue
@@ -66,21 +105,22 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
                 continue
             if registry.lookup(name) is not None or not registry.complete:
                 continue
-            known = registry.names()
+            facts = _facts(model, registry, agent.folder, cache)
+            known = facts.known
             where = f"the Deck at {deck.path.name}:{deck.call.span.start.line + 1}" if deck else "any AgentDeck root of the project"
-            mislabelled = next((skill for skill in model.skills_in(registry) if skill.dir_name == name), None)
+            mislabelled = facts.by_directory.get(name)
             if mislabelled is not None:
                 near = [mislabelled.key]
                 detail = (f"the skill in {name}/ is named '{mislabelled.key}' in its frontmatter, and the registry is keyed "
                           "by that name; fix the name in its SKILL.md (SK108)")
             else:
                 near = closest(name, known)
-                roots = ", ".join(str(_rel(root.path, agent.folder)) for root in registry.roots if root.path.is_dir()) or "none exist"
+                roots = facts.roots or "none exist"
                 detail = f"no skill of {where} has that name (roots: {roots}){did_you_mean(near)}"
             reporter.report(
                 "AD101", path, item.span,
                 f"unknown skill '{name}': {detail}",
-                fixes=(_replace_fixes(path, item, near) + _create_fix(registry, name)) if mislabelled is None else [],
+                fixes=(_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name)) if mislabelled is None else [],
                 data={"closest": near, "name": name},
             )
             break
@@ -93,12 +133,15 @@ def _rel(path: Path, folder: Path) -> Path:
         return path
 
 
-def _entry_removal(agent: AgentEntry, item: PyValue) -> Span:
-    """The span of ', "name"' so that removing it leaves a valid list."""
-    items = agent.skill_values()
-    index = next(i for i, candidate in enumerate(items) if candidate is item)
-    previous = items[index - 1]
-    return Span(previous.span.end, item.span.end)
+def _entry_removal(items: list[PyValue], index: int) -> Span:
+    """The span of ', "name"' (or '"name", ' for the first entry) so that removing it leaves a valid list
+    (by index: a search per duplicate made a list of 20,000 copies of one name quadratic)."""
+    item = items[index]
+    if index > 0:
+        return Span(items[index - 1].span.end, item.span.end)
+    if len(items) > 1:
+        return Span(item.span.start, items[1].span.start)
+    return item.span
 
 
 def check_deck(model: Model, deck: DeckEntry, reporter: Reporter) -> None:
@@ -189,8 +232,10 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             reporter.report("AD105", path, value.span, "skills= is not a literal and cannot be checked")
         return
     registry = options.registry
-    known = registry.names()
-    for item in value.items:
+    facts = _facts(model, registry, options.folder, {})
+    known = facts.known
+    listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
+    for index, item in enumerate(value.items):
         if item.kind not in ("str",) and item.kind in ("name", "other"):
             reporter.report("AD105", path, item.span, "this entry is not a literal and cannot be checked")
             continue
@@ -208,13 +253,13 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         if name is None or registry.lookup(name) is not None or not registry.complete:
             continue
         near = closest(name, known)
-        roots = ", ".join(str(_rel(root.path, options.folder)) for root in registry.roots if root.path.is_dir())
+        roots = facts.roots
         searched = f"searched {roots}" if roots else "no skill root exists"
         reporter.report(
             "CL103", path, item.span,
             f"no discovered skill is named '{name}' ({searched}); the SDK accepts it but the skill is never "
             f"offered — the Skill tool answers \"Skill {name} is not in this session's skills allowlist\"{did_you_mean(near)}",
-            fixes=_replace_fixes(path, item, near) + _create_fix(registry, name),
+            fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name),
             data={"closest": near, "name": name},
         )
 

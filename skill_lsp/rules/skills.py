@@ -7,6 +7,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
+from ..discovery import within
 from ..fields import (
     BODY_LINE_LIMIT,
     CLAUDE_LISTING_LIMIT,
@@ -18,6 +19,7 @@ from ..fields import (
 from ..index import Model, SkillEntry
 from ..model import CreateFile, Fix, Profile, Related, RenamePath, Span, TextEdit
 from ..skillfile import Field, quote_yaml_value
+from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 
 
@@ -50,7 +52,7 @@ def suggest_name(text: str) -> str:
     return name[:NAME_LIMIT].strip("-")
 
 
-def check_skill(model: Model, skill: SkillEntry, reporter: Reporter, dir_cache: dict[Path, set[str] | None]) -> None:
+def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[Path, set[str] | None]) -> None:
     file = skill.file
     path = skill.path
     profile = skill.profile
@@ -347,7 +349,7 @@ def _all_files(directory: Path, limit: int = 500) -> list[str]:
     return found
 
 
-def _check_body(model: Model, skill: SkillEntry, reporter: Reporter, dir_cache: dict[Path, set[str] | None]) -> None:
+def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[Path, set[str] | None]) -> None:
     file = skill.file
     path = skill.path
     profile = skill.profile
@@ -382,7 +384,8 @@ def _check_body(model: Model, skill: SkillEntry, reporter: Reporter, dir_cache: 
             candidates = _all_files(skill.directory)
         near = closest(target.lstrip("./"), candidates, 1)
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
-        fixes.append(Fix(f"Create {target}", creates=(CreateFile(resolved, ""),)))
+        if resolved != skill.directory and within(resolved, skill.directory):  # never offer to create a file outside the skill ('../../x')
+            fixes.append(Fix(f"Create {target}", creates=(CreateFile(resolved, ""),)))
         reporter.report(
             "SK202", path, reference.span,
             f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}",
@@ -395,6 +398,17 @@ def _check_body(model: Model, skill: SkillEntry, reporter: Reporter, dir_cache: 
             "reference files relative to the skill directory",
             profile=profile,
         )
+
+
+def check_oversized_skill(model: Model, path: Path, reporter: Reporter) -> None:
+    """A SKILL.md over the read limit is not analysed; say so where the user looks (line 1)."""
+    root = model.roots.get(path.parent.parent)
+    reporter.report(
+        "SK203", path, Span.point(0, 0),
+        f"this SKILL.md is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, the most skill-lsp reads, so it was "
+        "not analysed; a body this long would not fit a model's context when the skill is loaded either",
+        profile=root.profile if root is not None else Profile.SPEC,
+    )
 
 
 def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
@@ -415,18 +429,17 @@ def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) ->
         if len(entries) > 1 and skill in entries:
             others += [other for other in entries if other is not skill and other not in others]
     if others:
-        entry = skill.file.fields.get("name")
-        span = entry.value_span if entry is not None else skill.file.line_span(0)
+        span = skill.facts.name_span or skill.facts.first_line
         reporter.report(
             "SK301", skill.path, span,
             f"the skill '{skill.key}' is also defined at {others[0].path}; a Deck merges its roots into one registry "
             "and build() fails on a name found under two roots",
             profile=skill.profile,
-            related=[Related(other.path, other.file.line_span(0), f"'{skill.key}' is also defined here") for other in others],
+            related=[Related(other.path, other.facts.first_line, f"'{skill.key}' is also defined here") for other in others],
         )
     if skill.key not in model.listings and reporter.wants("SK303"):
         reporter.report(
-            "SK303", skill.path, skill.file.line_span(0),
+            "SK303", skill.path, skill.facts.first_line,
             f"no agent lists the skill '{skill.key}'", profile=skill.profile,
         )
 
@@ -450,5 +463,5 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
     if not hint:
         hint = ("; put the skill directory directly under a skill root (.agentdeck/skills/, .claude/skills/, "
                 ".agents/skills/ or a Deck(skills=...) root) or add its parent to [tool.skill-lsp] roots")
-    reporter.report("SK302", skill.path, skill.file.line_span(0), f"no skill root discovers this SKILL.md{hint}",
+    reporter.report("SK302", skill.path, skill.facts.first_line, f"no skill root discovers this SKILL.md{hint}",
                     profile=skill.profile)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 
@@ -27,4 +28,9 @@ def serve(args: argparse.Namespace) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
+        # stdin closed: the client is gone. End now rather than wait for an analysis still running
+        # on the worker thread; the status is what `exit` would give (0 only after shutdown).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0 if getattr(server.protocol, "_shutdown", False) else 1)
     return 0

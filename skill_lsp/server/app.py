@@ -20,17 +20,21 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..config import Config, parse_settings
 from ..disclosure import agent_disclosure, options_disclosure
-from ..discovery import is_skill_filename
-from ..index import AgentEntry, Model, OptionsEntry, SkillEntry
-from ..model import Finding, Position, Profile, Span
+from ..discovery import inside_workspace, is_skill_filename
+from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
+from ..model import Finding, Fix, Position, Profile, Span
 from ..rules.skills import name_problem
 from . import features
 from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
+from .protocol import SkillProtocol
 from .session import Session, Settings
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
 T = TypeVar("T")
+
+# skill names offered at once; more, and the list is marked incomplete
+COMPLETION_LIMIT = 100
 
 WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
 
@@ -64,7 +68,8 @@ def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
 
 class SkillLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("skill-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("skill-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=SkillProtocol)
         self.session: Session | None = None
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-analysis")
         self.timers: dict[Path, asyncio.TimerHandle] = {}
@@ -170,9 +175,8 @@ class SkillLanguageServer(LanguageServer):
         findings = session.findings.get(path, [])
         if not findings:
             return []
-        lines = self.lines_for(path)
-        if lines is None:
-            return []
+        # a file skipped as too large still shows its finding, on line 1
+        lines = self.lines_for(path) or Lines("")
         related_lines: dict[Path, Lines] = {}
         for finding in findings:
             for related in finding.related:
@@ -385,7 +389,8 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
     if not ls.indexed.is_set():
         return  # the initial index reads it from the overlay
     await ls.analyse(path)
-    if ls.settings.validate == "onSave":
+    # on save only: publish what was opened, unless an unsaved change has reached the analysis since
+    if ls.settings.validate == "onSave" and ls.document_version(path) == params.text_document.version:
         ls.publish({path})
 
 
@@ -602,25 +607,36 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     replace = lines.range(ls.codec, Span(context.start, context.end))
     items: list[types.CompletionItem] = []
     seen: set[str] = set()
+    candidates: list[tuple[str, Registry]] = []
     for registry in registries:
         for name in registry.names():
             if name in seen or (name in context.listed and name != context.prefix):
                 continue
             seen.add(name)
-            skill = registry.lookup(name)
-            assert skill is not None
-            description = skill.description or ""
-            items.append(types.CompletionItem(
-                label=name,
-                kind=types.CompletionItemKind.Module,
-                detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
-                documentation=_markdown(features.skill_hover(model, skill, claude)),
-                text_edit=types.TextEdit(range=replace, new_text=name),
-                filter_text=name,
-                sort_text=name,
-                label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
-            ))
-    return types.CompletionList(is_incomplete=False, items=items)
+            candidates.append((name, registry))
+    # a registry of thousands: the names that start with what is typed (then contain it), at most
+    # COMPLETION_LIMIT of them, and the client asks again as the user types
+    incomplete = len(candidates) > COMPLETION_LIMIT
+    if incomplete:
+        typed = (context.prefix or "").lower()
+        starting = [entry for entry in candidates if entry[0].lower().startswith(typed)]
+        containing = [entry for entry in candidates if typed in entry[0].lower() and not entry[0].lower().startswith(typed)]
+        candidates = (starting + containing)[:COMPLETION_LIMIT]
+    for name, registry in candidates:
+        skill = registry.lookup(name)
+        assert skill is not None
+        description = skill.description or ""
+        items.append(types.CompletionItem(
+            label=name,
+            kind=types.CompletionItemKind.Module,
+            detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
+            documentation=_markdown(features.skill_hover(model, skill, claude)),
+            text_edit=types.TextEdit(range=replace, new_text=name),
+            filter_text=name,
+            sort_text=name,
+            label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
+        ))
+    return types.CompletionList(is_incomplete=incomplete, items=items)
 
 
 def _frontmatter_completion(
@@ -917,6 +933,8 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
     if problem is not None:
         raise JsonRpcInvalidParams(f"'{params.new_name}' is not a valid skill name: {problem}")
     target_dir = skill.directory.with_name(new_dir)
+    if ls.session is None or not inside_workspace(target_dir, ls.session.folders):
+        raise JsonRpcInvalidParams(f"{skill.directory} is not inside the workspace; skill-lsp only renames there")
     if new_dir != skill.dir_name and target_dir.exists():
         raise JsonRpcInvalidParams(f"'{new_dir}' already exists in {skill.directory.parent.name}/")
     old_key = skill.key
@@ -960,6 +978,12 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
     return types.WorkspaceEdit(document_changes=changes)
 
 
+def _stays_in_workspace(fix: Fix, folders: list[Path]) -> bool:
+    paths = [edit.path for edit in fix.edits] + [create.path for create in fix.creates]
+    paths += [path for rename in fix.renames for path in (rename.old, rename.new)]
+    return all(inside_workspace(path, folders) for path in paths)
+
+
 def _resource_operations(ls: SkillLanguageServer, kind: str) -> bool:
     operations = ls.capability("workspace", "workspace_edit", "resource_operations") or []
     return any(str(getattr(op, "value", op)) == kind for op in operations)
@@ -998,6 +1022,8 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
         if matched is None:
             continue
         for fix in matched.fixes:
+            if not _stays_in_workspace(fix, session.folders):
+                continue  # whatever a rule proposed, no edit leaves the workspace (symlinks resolved)
             lines_of: dict[Path, Lines] = {}
             for edit in fix.edits:
                 if edit.path not in lines_of:

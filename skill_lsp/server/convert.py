@@ -33,7 +33,9 @@ def path_of(uri: str) -> Path | None:
     if not uri.startswith("file:"):
         return None
     fs_path = to_fs_path(uri)
-    return Path(os.path.abspath(fs_path)) if fs_path else None
+    if not fs_path or "\x00" in fs_path:  # file:///a%00b names no file the OS can open
+        return None
+    return Path(os.path.abspath(fs_path))
 
 
 class Lines:

@@ -6,6 +6,7 @@ one worker thread, so analyses never interleave.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import time
@@ -13,11 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import Config
-from ..discovery import is_skill_filename
+from ..discovery import inside_workspace, is_skill_filename, within
 from ..index import Model, Workspace
 from ..model import Finding
+from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
 from ..skillfile import SkillFile, parse_skill
+from ..textutil import FileTooLarge
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -39,6 +42,7 @@ class Session:
         self.findings: dict[Path, list[Finding]] = {}
         self.dir_cache: DirCache = {}
         self.generation = 0
+        self.skipped: dict[Path, str] = {}
 
     @property
     def folders(self) -> list[Path]:
@@ -62,6 +66,11 @@ class Session:
         self.model = model
         self.findings = fresh
         self.generation += 1
+        # skipped files (unreadable, too large) are named once in the log (the editor's output panel)
+        for path, reason in model.unreadable.items():
+            if self.skipped.get(path) != reason:
+                log.warning("skipped %s: %s", path, reason)
+        self.skipped = dict(model.unreadable)
         log.debug(
             "analysed %d skills, %d agent definitions in %.0f ms",
             len(model.skills), len(model.agents) + len(model.options), (time.perf_counter() - started) * 1000,
@@ -85,33 +94,34 @@ class Session:
         skill = model.skills.get(path)
         if skill is not None and not skill.external:
             return self._reanalyse_skill(model, path)
+        if path.suffix == ".py" and path.name != "__init__.py":
+            return self._reanalyse_python(model, path)
         if path.suffix == ".py" or is_skill_filename(path.name) or path.name == "pyproject.toml":
             return self.full_analysis(rescan=path.name == "pyproject.toml")
         return set()
 
-    def _reanalyse_skill(self, model: Model, path: Path) -> set[Path]:
-        """A SKILL.md's text changed: roots and registries stay, so only it and its listers change."""
+    def _reanalyse_python(self, model: Model, path: Path) -> set[Path]:
+        """An agent file's text changed: its agents are replaced in place, unless the edit reaches a Deck
+        or a root (then the model is built again)."""
+        builder = self.workspace.builder
         try:
             text = self.workspace.text_of(path)
         except OSError:
             return self.full_analysis()
-        parsed = self.workspace._parse(path, text, python=False)
-        assert isinstance(parsed, SkillFile)
-        skill = model.skills[path]
-        old_name, old_key = skill.name, skill.key
-        skill.file = parsed
-        if skill.key != old_key:
-            return self.full_analysis(rescan=False)  # registries are keyed by the name that changed
-        affected = {path}
-        # listers of its key, and of its frontmatter name before and after (AD101 defers to SK108 there)
-        for name in {skill.key, old_name, skill.name}:
-            for listing_path, _, _ in model.listings.get(name or "", []):
-                affected.add(listing_path)
-        # SK301 lands on the other copies of a duplicated name too
-        for deck in model.decks:
-            if deck.registry is not None:
-                for other in deck.registry.skills.get(skill.key, []):
-                    affected.add(other.path)
+        except Exception:  # too large to analyse: what the full analysis reports
+            return self.full_analysis()
+        folder = model.folder_of(path)
+        if builder is None or not within(path, folder):
+            return self.full_analysis()
+        source = self.workspace._parse(path, text, python=True)
+        assert isinstance(source, PySource)
+        affected = builder.update_python(path, source, folder)
+        if affected is None:
+            return self.full_analysis(rescan=False)
+        return self._refresh(model, affected)
+
+    def _refresh(self, model: Model, affected: set[Path]) -> set[Path]:
+        """Run the rules of the affected files again; the ones whose findings changed."""
         changed: set[Path] = set()
         for target in affected:
             fresh = file_findings(model, target, self.settings.config, self.dir_cache)
@@ -123,6 +133,50 @@ class Session:
                     self.findings.pop(target, None)
         self.generation += 1
         return changed
+
+    def _reanalyse_skill(self, model: Model, path: Path) -> set[Path]:
+        """A SKILL.md's text changed: roots and registries stay, so only it and its listers change."""
+        try:
+            text = self.workspace.text_of(path)
+        except (OSError, FileTooLarge):  # gone, or now too large: the full analysis reports it
+            return self.full_analysis()
+        parsed = self.workspace._parse(path, text, python=False)
+        assert isinstance(parsed, SkillFile)
+        skill = model.skills[path]
+        old_name, old_key = skill.name, skill.key
+        skill.file = parsed
+        affected = {path}
+        if skill.key != old_key:
+            # registries are keyed by the name that changed: move the skill in each of them
+            builder = self.workspace.builder
+            if builder is None:
+                return self.full_analysis(rescan=False)
+            affected |= builder.rekey(skill, old_key)
+            affected |= self._suggesting(old_key, skill.key)
+        # listers of its key, and of its frontmatter name before and after (AD101 defers to SK108 there)
+        for name in {skill.key, old_key, old_name, skill.name, skill.dir_name}:
+            for listing_path, _, _ in model.listings.get(name or "", []):
+                affected.add(listing_path)
+        # SK301 lands on the other copies of a duplicated name too
+        for deck in model.decks:
+            if deck.registry is not None:
+                for other in deck.registry.skills.get(skill.key, []):
+                    affected.add(other.path)
+        return self._refresh(model, affected)
+
+    def _suggesting(self, old_key: str, new_key: str) -> set[Path]:
+        """Files whose unknown-name findings suggest the old name, or may now suggest the new one."""
+        found: set[Path] = set()
+        for target, findings in self.findings.items():
+            for finding in findings:
+                if finding.code not in ("AD101", "CL103"):
+                    continue
+                name = finding.data.get("name")
+                near = finding.data.get("closest")
+                if (isinstance(near, list) and old_key in near) or (
+                        isinstance(name, str) and difflib.SequenceMatcher(None, name.lower(), new_key.lower()).ratio() >= 0.6):
+                    found.add(target)
+        return found
 
     def files_changed(self, paths: list[Path]) -> set[Path]:
         """Created, changed or deleted on disk (files or whole directories)."""
@@ -149,6 +203,11 @@ class Session:
     # -- reading ----------------------------------------------------------------------
 
     def text(self, path: Path) -> str | None:
+        """An open buffer, or a file of the workspace (or one the model read); never another file a
+        request names, such as file:///etc/passwd."""
+        known = path in self.workspace.overlays or (self.model is not None and path in self.model.skills)
+        if not known and not inside_workspace(path, self.folders):
+            return None
         try:
             return self.workspace.text_of(path)
         except OSError:

@@ -318,15 +318,15 @@ try {
     });
 
     await step("the quick fix replaces the unknown name", async () => {
-      const at = positionOf(agentSource, '"parse-reqest"', 3);
+      const at = positionOf(agentSource, '"quote-fair"', 3);
       await workbench.goTo(at.line, at.column);
       await workbench.command("Quick Fix...");
-      const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Replace with 'parse-request'" }).first();
+      const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Replace with 'quote-fare'" }).first();
       await fix.waitFor({ state: "visible", timeout: SERVER_TIMEOUT_MS });
       await workbench.screenshot("quick-fix-menu");
       await fix.click();
       await poll("the fixed skills list in the editor", async () =>
-        collapse(await workbench.editorText()).includes('"parse-request", "parse-request"'),
+        collapse(await workbench.editorText()).includes('"parse-request", "quote-fare"'),
       );
       await poll("AD101 to leave the Problems panel", async () =>
         !/AD101/.test(await workbench.problemsText()), SERVER_TIMEOUT_MS);

@@ -1,0 +1,320 @@
+"""`skill-lsp check`'s persistent cache: what each file's own analysis found, reused while the file is unchanged.
+
+One file per workspace folder in the user cache directory (`SKILL_LSP_CACHE_DIR`
+relocates it; set it empty to turn the cache off). An entry is reused only when
+the file's path, size and mtime_ns, the tool version and everything the file's
+own rules depend on (its profile, root, configuration, and the directories its
+links were resolved against) are unchanged; the cross-file rules always run.
+
+Safe to lose: any load error (a corrupt, truncated, foreign or older file)
+means an empty cache; writes go to a temporary file then `os.replace`, so a
+concurrent reader sees the old file or the new one, never half of one. Files
+changed in the last seconds are not stored (their mtime may not move on the
+next edit), the way git treats "racily clean" entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+from . import __version__
+from .config import Config
+from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
+from .model import Finding, Position, Span
+from .pysource import PySource, parse_python
+from .rules.report import Reporter
+from .rules.skills import check_skill
+from .skillfile import SkillFile, parse_skill
+from .textutil import FileTooLarge, read_text
+from .trace import phase
+
+CACHE_ENV = "SKILL_LSP_CACHE_DIR"
+FORMAT = 1
+# files modified this recently are analysed but not stored
+RACY_SECONDS = 2.0
+
+Stamp = tuple[int, int]  # size, mtime_ns
+# directory -> its mtime_ns when the entry was made (None: it did not exist)
+Deps = tuple[tuple[str, "int | None"], ...]
+
+
+def cache_dir() -> Path | None:
+    """Where the cache lives; None when SKILL_LSP_CACHE_DIR is set empty."""
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        return Path(configured).expanduser() if configured else None
+    import platformdirs  # only when the cache is used: it costs start-up time
+
+    return Path(platformdirs.user_cache_dir("skill-lsp", appauthor=False))
+
+
+# Plain tuples of ints and strings load at C speed; objects (spans, findings) would cost a
+# Python call each, and there is one record per skill.
+RawSpan = tuple[int, int, int, int]
+# size, mtime_ns, context index, name, name span, first line span, ignores, findings, deps
+SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict[int, set[str]], list[Finding], Deps]
+
+
+@dataclass
+class Store:
+    contexts: list[tuple[object, ...]] = field(default_factory=list)
+    skills: dict[str, SkillRecord] = field(default_factory=dict)
+    pythons: dict[str, tuple[Stamp, PySource]] = field(default_factory=dict)
+
+    def context_index(self, context: tuple[object, ...]) -> int:
+        try:
+            return self.contexts.index(context)
+        except ValueError:
+            self.contexts.append(context)
+            return len(self.contexts) - 1
+
+
+def _raw(span: Span) -> RawSpan:
+    return span.start.line, span.start.column, span.end.line, span.end.column
+
+
+def _span(raw: RawSpan) -> Span:
+    return Span(Position(raw[0], raw[1]), Position(raw[2], raw[3]))
+
+
+def _facts(record: SkillRecord) -> SkillFacts:
+    name_span = record[4]
+    return SkillFacts(record[3], _span(name_span) if name_span is not None else None, _span(record[5]), record[6])
+
+
+def _header() -> tuple[object, ...]:
+    # pickles of our classes are only read back by the same version on the same Python
+    return ("skill-lsp-cache", FORMAT, __version__, sys.version_info[:2])
+
+
+class _Unpickler(pickle.Unpickler):
+    """Only the classes a cache holds: a foreign pickle fails to load instead of running code."""
+
+    ALLOWED = frozenset({
+        ("pathlib", "PosixPath"), ("pathlib", "PurePosixPath"), ("pathlib", "WindowsPath"),
+        ("pathlib", "PureWindowsPath"), ("builtins", "set"), ("builtins", "frozenset"),
+    })
+
+    def find_class(self, module: str, name: str) -> type:
+        if (module, name) in self.ALLOWED or module.startswith("skill_lsp."):
+            found: type = super().find_class(module, name)
+            return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a skill-lsp cache")
+
+
+def load(path: Path) -> Store:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read()
+        header, store = _Unpickler(io.BytesIO(data)).load()
+        if header != _header() or not isinstance(store, Store):
+            return Store()
+        return store
+    except Exception:  # whatever is wrong with the file, the answer is "no cache"
+        return Store()
+
+
+def save(path: Path, store: Store) -> None:
+    """Atomic: a temporary file beside the cache, then a rename over it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                pickle.dump((_header(), store), out, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass  # a read-only or full disk: the next run is cold, nothing worse
+
+
+def _stamp(path: str) -> Stamp | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
+
+
+def _dir_mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def analyse_skill(job: SkillJob, config: Config) -> tuple[SkillFacts, list[Finding], Deps] | str:
+    """One SKILL.md's own analysis, for the cache: its facts, the findings of its own rules and the
+    directories they looked into; or why it could not be read."""
+    try:
+        text = read_text(job.path)
+    except FileTooLarge as error:
+        return str(error)
+    except OSError as error:
+        return f"cannot be read: {error.strerror or error}"
+    parsed = parse_skill(text)
+    skill = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed, external=job.external)
+    reporter = Reporter(config, parsed.ignores)
+    listed: dict[Path, set[str] | None] = {}
+    check_skill(None, skill, reporter, listed)
+    directories = {str(directory) for directory in listed}
+    if reporter.findings:
+        # quick fixes look at the skill's siblings, SK202's suggestions at its whole tree
+        directories.add(str(skill.directory.parent))
+        if any(finding.code == "SK202" for finding in reporter.findings):
+            for base, _, _ in os.walk(skill.directory):
+                directories.add(base)
+    deps = tuple((directory, _dir_mtime(directory)) for directory in sorted(directories))
+    return skill.facts, reporter.findings, deps
+
+
+Analysis = tuple[SkillFacts, list[Finding], Deps] | str
+# Below this many files a second process costs more than it saves.
+PARALLEL_FROM = 2000
+
+
+def _analyse_all(misses: list[tuple[SkillJob, Config]]) -> list[Analysis]:
+    return [analyse_skill(job, config) for job, config in misses]
+
+
+def analyse_skills(misses: list[tuple[SkillJob, Config]]) -> list[Analysis]:
+    """Each file's own analysis; a large batch is split with one forked process (two cores pay,
+    a spawned interpreter's start-up would not)."""
+    if len(misses) < PARALLEL_FROM or sys.platform != "linux" or (os.cpu_count() or 1) < 2:
+        return _analyse_all(misses)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    half = len(misses) // 2
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+            theirs = pool.submit(_analyse_all, misses[half:])
+            mine = _analyse_all(misses[:half])
+            return mine + theirs.result()
+    except (OSError, RuntimeError, pickle.PicklingError):  # no fork here after all: do it alone
+        return _analyse_all(misses)
+
+
+class CachedWorkspace(Workspace):
+    """A workspace for one `check` run: file analyses come from the cache when still valid."""
+
+    def __init__(self, folders: list[Path], settings: Config | None = None, location: Path | None = None) -> None:
+        super().__init__(folders, settings)
+        self.location = location
+        key = hashlib.sha256("\0".join(str(folder) for folder in self.folders).encode("utf-8", "surrogatepass"))
+        self.cache_file = location / f"{key.hexdigest()[:24]}.pickle" if location is not None else None
+        self.started = time.time_ns()
+        self.old = Store()
+        self.new = Store()
+        # something was analysed again, so the cache on disk is out of date
+        self.dirty = False
+        if self.cache_file is not None:
+            with phase("load cache"):
+                self.old = load(self.cache_file)
+
+    def _recent(self, mtime_ns: int | None) -> bool:
+        return mtime_ns is not None and mtime_ns > self.started - int(RACY_SECONDS * 1e9)
+
+    def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
+        with phase("parse python"):
+            for path, folder in python_paths:
+                key = str(path)
+                stamp = _stamp(key)
+                if stamp is None:
+                    continue
+                known = self.old.pythons.get(key)
+                if known is not None and known[0] == stamp:
+                    source = known[1]
+                else:
+                    self.dirty = True
+                    try:
+                        text = read_text(path)
+                    except (OSError, FileTooLarge) as error:  # skipped, and the CLI says why
+                        model.unreadable[path] = (str(error) if isinstance(error, FileTooLarge)
+                                                  else f"cannot be read: {error.strerror or error}")
+                        continue
+                    source = parse_python(text, PurePath(path))
+                if not self._recent(stamp[1]):
+                    self.new.pythons[key] = (stamp, source)
+                if source.calls:
+                    model.pythons[path] = PythonEntry(path, source, folder)
+
+    def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+        with phase("parse skills"):
+            old_contexts = {context: index for index, context in enumerate(self.old.contexts)}
+            # (old index, new index) of a context, by the identity of its parts: hashing a Config
+            # and a Path for every skill would cost more than the lookup saves
+            known: dict[tuple[object, ...], tuple[int | None, int]] = {}
+            placed: list[tuple[SkillJob, Stamp | None, int, SkillRecord | None]] = []
+            misses: list[tuple[SkillJob, Config]] = []
+            for job in jobs:
+                key = str(job.path)
+                stamp = _stamp(key)
+                config = model.config_for(job.path, self.settings)
+                identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
+                indexes = known.get(identity)
+                if indexes is None:
+                    context = (job.profile.value, job.root.path if job.root else None, job.root.prefix if job.root else "",
+                               job.misnamed, job.external, config)
+                    indexes = known[identity] = (old_contexts.get(context), self.new.context_index(context))
+                record = self.old.skills.get(key)
+                if not (record is not None and stamp is not None and record[0] == stamp[0] and record[1] == stamp[1]
+                        and indexes[0] == record[2] and self._deps_hold(record[8])):
+                    record = None
+                    misses.append((job, config))
+                placed.append((job, stamp, indexes[1], record))
+            if misses:
+                self.dirty = True
+            analysed = dict(zip((job.path for job, _ in misses), analyse_skills(misses), strict=True))
+            for job, stamp, context_index, record in placed:
+                facts: SkillFacts
+                if record is not None:
+                    facts, findings, deps = _facts(record), record[7], record[8]
+                else:
+                    result = analysed[job.path]
+                    if isinstance(result, str):
+                        model.unreadable[job.path] = result
+                        continue
+                    facts, findings, deps = result
+                if stamp is not None and not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
+                    self.new.skills[str(job.path)] = (
+                        stamp[0], stamp[1], context_index, facts.name,
+                        _raw(facts.name_span) if facts.name_span is not None else None, _raw(facts.first_line),
+                        facts.ignores, findings, deps,
+                    )
+                skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
+                                   facts=facts, load=_loader(job.path))
+                skill.local_findings = list(findings)
+                model.skills[job.path] = skill
+
+    @staticmethod
+    def _deps_hold(deps: Deps) -> bool:
+        return all(_dir_mtime(directory) == mtime for directory, mtime in deps)
+
+    def save(self) -> None:
+        unchanged = not self.dirty and self.new.skills.keys() == self.old.skills.keys() and (
+            self.new.pythons.keys() == self.old.pythons.keys())
+        if self.cache_file is not None and not unchanged:
+            with phase("save cache"):
+                save(self.cache_file, self.new)
+
+
+def _loader(path: Path) -> Callable[[], SkillFile]:
+    def load_file() -> SkillFile:
+        try:
+            return parse_skill(read_text(path))
+        except (OSError, FileTooLarge):
+            return parse_skill("")
+
+    return load_file

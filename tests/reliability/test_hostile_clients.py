@@ -1,0 +1,390 @@
+"""Hostile clients: the real server over stdio, driven with raw JSON-RPC.
+
+Every test ends by checking that each byte the server wrote to stdout was part of
+an LSP frame (`RawClient.violations`): logs and stray prints go to stderr only.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skill_lsp.server.session import Session
+from skill_lsp.textutil import split_lines
+
+from ..helpers import skill_md, write_files
+from .rpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    REQUEST_CANCELLED,
+    SERVER_NOT_INITIALIZED,
+    Message,
+    RawClient,
+)
+
+AGENT = 'from agentdeck import Agent\n\nbooking = Agent(name="Booking", skills=["demo", "nope"])\n'
+SKILL = ".agentdeck/skills/demo/SKILL.md"
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
+    return root
+
+
+@pytest.fixture
+def server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
+    client = RawClient(tmp_path, cwd=tmp_path, env={"SKILL_LSP_USER_SKILLS_DIR": str(_isolated_environment)})
+    try:
+        yield client
+    finally:
+        client.close()
+        assert client.violations == [], client.violations
+
+
+@pytest.fixture
+def ready(server: RawClient, folder: Path) -> RawClient:
+    server.initialize(folder)
+    server.wait_for_index()
+    return server
+
+
+def error_code(response: Message) -> int | None:
+    error = response.get("error")
+    return error["code"] if error else None
+
+
+def spans(items: list[Message]) -> list[tuple[str, int, int, int, int]]:
+    return sorted((str(d["code"]), d["range"]["start"]["line"], d["range"]["start"]["character"],
+                   d["range"]["end"]["line"], d["range"]["end"]["character"]) for d in items)
+
+
+def expected(folder: Path, path: Path, text: str) -> list[tuple[str, int, int, int, int]]:
+    """What a fresh analysis finds in path holding text (code points == UTF-16 units for BMP text)."""
+    session = Session([folder])
+    session.set_text(path, text)
+    session.full_analysis()
+    return sorted((f.code, f.span.start.line, f.span.start.column, f.span.end.line, f.span.end.column)
+                  for f in session.findings.get(path, []))
+
+
+# -- methods and params --------------------------------------------------------------------------------
+
+
+def test_unknown_methods(ready: RawClient) -> None:
+    assert error_code(ready.call("skillLsp/doesNotExist", {})) == METHOD_NOT_FOUND
+    assert error_code(ready.call("textDocument/semanticTokens/full", {"textDocument": {"uri": "file:///x"}})) == METHOD_NOT_FOUND
+    ready.notify("skillLsp/unknownNotification", {"a": 1})
+    ready.notify("$/unknownProtocolNotification", None)
+    ready.notify("$/cancelRequest", {"id": 987654})  # nothing to cancel
+    assert "result" in ready.call("workspace/symbol", {"query": "demo"})
+
+
+MALFORMED = [
+    ("textDocument/hover", {"textDocument": 5}),
+    ("textDocument/hover", [1, 2, 3]),
+    ("textDocument/hover", {"textDocument": {"uri": "file:///x"}, "position": {"line": -1, "character": 0}}),
+    ("textDocument/hover", {"textDocument": {"uri": "file:///x"}, "position": {"line": "one", "character": 0}}),
+    ("textDocument/definition", {}),
+    ("textDocument/completion", {"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0},
+                                 "context": {"triggerKind": 99}}),
+    ("textDocument/rename", {"textDocument": {"uri": "file:///x"}, "position": {"line": 0, "character": 0}}),
+    ("textDocument/codeAction", {"textDocument": {"uri": "file:///x"}, "range": None, "context": {}}),
+    ("workspace/executeCommand", {"command": 42}),
+]
+
+
+def test_malformed_params_get_invalid_params(ready: RawClient, folder: Path) -> None:
+    for method, params in MALFORMED:
+        response = ready.call(method, params, timeout=10)
+        assert error_code(response) == INVALID_PARAMS, (method, params, response)
+    # malformed notifications are dropped; malformed frames and bodies are skipped
+    ready.notify("textDocument/didOpen", {"textDocument": {"uri": 7}})
+    ready.notify("textDocument/didChange", {"textDocument": {"uri": (folder / "agent.py").as_uri()}, "contentChanges": 5})
+    ready.send_bytes(b"Content-Length: 9\r\n\r\n{not json")
+    ready.send_bytes(b"this is not a header\r\n")
+    ready.send_bytes(b'Content-Length: 2\r\n\r\n[]')
+    ready.send({"jsonrpc": "1.0", "id": 999, "method": "textDocument/hover"})
+    # the command's own argument check
+    response = ready.call("workspace/executeCommand", {"command": "skillLsp.disclosure", "arguments": [5]})
+    assert error_code(response) == INVALID_PARAMS
+    # and the server still works
+    response = ready.call("textDocument/documentSymbol", {"textDocument": {"uri": (folder / "agent.py").as_uri()}})
+    assert [symbol["name"] for symbol in response["result"]] == ["Booking"]
+
+
+URIS = ["file:///nonexistent/dir/SKILL.md", "untitled:Untitled-1", "https://example.com/SKILL.md", "file:///etc/passwd",
+        "", "file://", "vscode-notebook-cell:/x.ipynb#W0", "file:///tmp/%00/SKILL.md"]
+
+
+def _requests(uri: str, line: int = 0, character: int = 0) -> list[tuple[str, dict[str, object]]]:
+    document = {"uri": uri}
+    position = {"line": line, "character": character}
+    span = {"start": position, "end": position}
+    return [
+        ("textDocument/hover", {"textDocument": document, "position": position}),
+        ("textDocument/definition", {"textDocument": document, "position": position}),
+        ("textDocument/references", {"textDocument": document, "position": position, "context": {"includeDeclaration": True}}),
+        ("textDocument/documentSymbol", {"textDocument": document}),
+        ("textDocument/codeAction", {"textDocument": document, "range": span, "context": {"diagnostics": []}}),
+        ("textDocument/completion", {"textDocument": document, "position": position}),
+        ("textDocument/documentLink", {"textDocument": document}),
+        ("textDocument/codeLens", {"textDocument": document}),
+        ("textDocument/prepareRename", {"textDocument": document, "position": position}),
+        ("textDocument/rename", {"textDocument": document, "position": position, "newName": "other"}),
+    ]
+
+
+def test_unknown_never_opened_and_non_file_uris_get_null(ready: RawClient) -> None:
+    for uri in URIS:
+        for method, params in _requests(uri, 3, 4):
+            response = ready.call(method, params)
+            assert response.get("result", "missing") is None, (method, uri, response)
+        report = ready.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert report["result"]["items"] == [], (uri, report)
+
+
+def test_positions_past_the_end(ready: RawClient, folder: Path) -> None:
+    path = folder / SKILL
+    ready.open(path)
+    for line, character in [(0, 10**6), (10**6, 0), (10**6, 10**6), (2, 2**31 - 1)]:
+        for method, params in _requests(path.as_uri(), line, character):
+            response = ready.call(method, params)
+            assert "error" not in response or method == "textDocument/rename", (method, line, character, response)
+            assert error_code(response) in (None, INVALID_PARAMS)
+
+
+def _apply(text: str, start: tuple[int, int], end: tuple[int, int], new: str) -> str:
+    """What an LSP edit does: columns past a line's end mean its end, lines past the last the document's end."""
+    lines = split_lines(text)
+    offsets = [0]
+    index = 0
+    for line in lines[:-1]:
+        index += len(line)
+        index += 2 if text.startswith("\r\n", index) else 1
+        offsets.append(index)
+
+    def offset(position: tuple[int, int]) -> int:
+        line, character = position
+        if line >= len(lines):
+            return len(text)
+        return offsets[line] + min(character, len(lines[line]))
+
+    return text[: offset(start)] + new + text[offset(end):]
+
+
+def _change(path: Path, version: int, start: tuple[int, int], end: tuple[int, int], new: str) -> dict[str, object]:
+    return {"textDocument": {"uri": path.as_uri(), "version": version}, "contentChanges": [{
+        "range": {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}},
+        "text": new}]}
+
+
+def _final_diagnostics(client: RawClient, path: Path, version: int, quiet: float = 1.0) -> list[Message]:
+    """The diagnostics of path once the final version has been published and nothing followed for `quiet` s.
+
+    (An analysis of an earlier text can finish after the last change arrived and is published with the
+    document's current version; the publication that follows it is the final one.)
+    """
+    def publications() -> list[Message]:
+        return [m for m in client.notifications("textDocument/publishDiagnostics") if m["params"]["uri"] == path.as_uri()]
+
+    client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                    and m["params"]["uri"] == path.as_uri() and m["params"].get("version") == version, 60)
+    count = len(publications())
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        settle = time.monotonic() + quiet
+        while time.monotonic() < settle:
+            client._pump(settle - time.monotonic())
+        if len(publications()) == count:
+            break
+        count = len(publications())
+    return list(publications()[-1]["params"]["diagnostics"])
+
+
+@pytest.mark.parametrize("separator", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+def test_edit_ranges_past_the_end_and_odd_line_breaks(ready: RawClient, folder: Path, separator: str) -> None:
+    """Edits land where LSP says, also after U+2028, U+0085 and a form feed, which pygls splits at."""
+    path = folder / SKILL
+    text = separator.join(["---", "name: demo", "description: Do it.\u2028  Still\x85  going.", "---", "", "Bo\x0cdy.", ""])
+    ready.open(path, text)
+    edits = [
+        ((3, 0), (3, 0), "compatibility: x\n"[:-1] + separator),  # before the closing ---: a new key
+        ((1, 6), (1, 6), "x"),  # name: xdemo
+        ((2, 200), (2, 300), " Then stop."),  # past the line's end: appended to it
+        ((10**6, 0), (10**6, 5), separator + "See [a](scripts/a.py)."),  # past the last line: the end
+    ]
+    version = 1
+    for start, end, new in edits:
+        version += 1
+        ready.notify("textDocument/didChange", _change(path, version, start, end, new))
+        text = _apply(text, start, end, new)
+    items = _final_diagnostics(ready, path, version)
+    assert spans(items) == expected(folder, path, text)
+    assert {"SK108", "SK202"} <= {str(item["code"]) for item in items}
+
+
+def test_a_burst_of_thousands_of_changes_ends_right(server: RawClient, folder: Path) -> None:
+    server.initialize(folder, options={"debounce": 50})
+    server.wait_for_index()
+    path = folder / "agent.py"
+    text = AGENT
+    server.open(path, text)
+    anchor = text.index('"nope"') + 1  # inside the quotes
+    line = text.count("\n", 0, anchor)
+    column = anchor - (text.rfind("\n", 0, anchor) + 1)
+    rng = random.Random(6)
+    version = 1
+    typed = ""
+    for _ in range(2000):
+        version += 1
+        if typed and rng.random() < 0.4:
+            start = (line, column + len(typed) - 1)
+            change = _change(path, version, start, (line, column + len(typed)), "")
+            typed = typed[:-1]
+        else:
+            char = rng.choice("abcdefghijklmnopqrstuvwxyz-")
+            change = _change(path, version, (line, column + len(typed)), (line, column + len(typed)), char)
+            typed += char
+        server.notify("textDocument/didChange", change)
+    final = AGENT.replace('"nope"', f'"{typed}nope"')
+    items = _final_diagnostics(server, path, version)
+    assert spans(items) == expected(folder, path, final)
+    assert [str(item["code"]) for item in items] == ["AD101"]
+    # and a whole-document change back to valid clears them
+    server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version + 1},
+                                             "contentChanges": [{"text": AGENT.replace(', "nope"', "")}]})
+    assert _final_diagnostics(server, path, version + 1) == []
+
+
+# -- lifecycle ---------------------------------------------------------------------------------------------
+
+
+def test_before_initialize(server: RawClient, folder: Path) -> None:
+    path = folder / "agent.py"
+    response = server.call("textDocument/hover", {"textDocument": {"uri": path.as_uri()},
+                                                  "position": {"line": 0, "character": 0}})
+    assert error_code(response) == SERVER_NOT_INITIALIZED
+    assert error_code(server.call("shutdown")) == SERVER_NOT_INITIALIZED
+    # notifications before initialize are dropped: this buffer never reaches the server
+    server.open(path, 'from agentdeck import Agent\nx = Agent(skills=["before-init"])\n')
+    server.notify("textDocument/didChange", _change(path, 2, (0, 0), (0, 0), "# x\n"))
+    server.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": path.as_uri(), "type": 3}]})
+    server.notify("textDocument/didSave", {"textDocument": {"uri": path.as_uri()}})
+    server.notify("textDocument/didClose", {"textDocument": {"uri": path.as_uri()}})
+    server.notify("$/setTrace", {"value": "verbose"})
+    server.initialize(folder)
+    server.wait_for_index()
+    items = server.diagnostics(path)
+    assert spans(items) == expected(folder, path, AGENT)
+    assert server.shutdown_and_exit() == 0
+
+
+def test_shutdown_then_exit_is_0_and_flushes(server: RawClient, folder: Path) -> None:
+    server.initialize(folder)
+    server.wait_for_index()
+    # both in one write: the answer to shutdown must still reach the client before the process ends
+    shutdown = {"jsonrpc": "2.0", "id": 4242, "method": "shutdown"}
+    exit_ = {"jsonrpc": "2.0", "method": "exit"}
+    frames = b""
+    for message in (shutdown, exit_):
+        body = json.dumps(message).encode()
+        frames += b"Content-Length: %d\r\n\r\n" % len(body) + body
+    server.send_bytes(frames)
+    assert server.process.wait(20) == 0
+    server._reader.join(10)
+    assert any(m.get("id") == 4242 and "result" in m for m in server.received)
+
+
+def test_requests_after_shutdown_are_invalid(server: RawClient, folder: Path) -> None:
+    server.initialize(folder)
+    server.wait_for_index()
+    assert "error" not in server.call("shutdown")
+    response = server.call("textDocument/hover", {"textDocument": {"uri": (folder / "agent.py").as_uri()},
+                                                  "position": {"line": 0, "character": 0}})
+    assert error_code(response) == INVALID_REQUEST
+    server.notify("exit")
+    assert server.process.wait(20) == 0
+
+
+def test_exit_without_shutdown_is_1(server: RawClient, folder: Path) -> None:
+    server.initialize(folder)
+    server.wait_for_index()
+    server.notify("exit")
+    assert server.process.wait(20) == 1
+
+
+def test_exit_before_initialize_is_1(server: RawClient) -> None:
+    server.notify("exit")
+    assert server.process.wait(20) == 1
+
+
+# -- long requests and dying clients ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def big(tmp_path: Path) -> Path:
+    """3,000 skills and an agent listing every seventh: indexing takes seconds on this machine."""
+    root = tmp_path / "big"
+    skills = root / ".agentdeck/skills"
+    for number in range(3000):
+        name = f"skill-{number:05d}"
+        (skills / name).mkdir(parents=True)
+        (skills / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Skill number {number}.\n---\n\nDo [this](scripts/run.py).\n" + "Text.\n" * 20)
+    names = ", ".join(f'"skill-{number:05d}"' for number in range(0, 3000, 7))
+    (root / "agent.py").write_text(f'from agentdeck import Agent\na = Agent(name="A", skills=[{names}, "nope"])\n')
+    return root
+
+
+def test_cancel_a_long_request(server: RawClient, big: Path) -> None:
+    server.initialize(big)
+    started = time.monotonic()
+    # asked while the first index still runs: the answer waits for it, so there is time to cancel
+    request = server.request("workspace/symbol", {"query": "skill"})
+    server.notify("$/cancelRequest", {"id": request})
+    response = server.response(request, 60)
+    assert error_code(response) == REQUEST_CANCELLED or len(response["result"]) > 0, response
+    server.wait_for_index()
+    # the server stays up and answers the next request in full
+    response = server.call("workspace/symbol", {"query": "skill-0299"})
+    assert {f"skill-0299{n}" for n in range(10)} <= {symbol["name"] for symbol in response["result"]}
+    assert time.monotonic() - started < 60
+    assert server.shutdown_and_exit() == 0
+
+
+def test_a_client_that_dies_ends_the_server(server: RawClient, big: Path) -> None:
+    server.initialize(big)
+    time.sleep(0.2)  # the first index is running on the worker thread
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+    started = time.monotonic()
+    status = server.process.wait(10)
+    assert time.monotonic() - started < 5
+    assert status == 1  # the connection ended without shutdown
+
+
+def test_debug_logging_never_reaches_stdout(tmp_path: Path, folder: Path, _isolated_environment: Path) -> None:
+    client = RawClient(tmp_path, command=[sys.executable, "-m", "skill_lsp", "serve", "--log-level", "DEBUG"],
+                       cwd=tmp_path, env={"SKILL_LSP_USER_SKILLS_DIR": str(_isolated_environment)})
+    try:
+        client.initialize(folder)
+        client.wait_for_index()
+        client.open(folder / "agent.py")
+        client.diagnostics(folder / "agent.py", lambda items: len(items) == 1)
+        client.call("textDocument/hover", {"textDocument": 5})
+        assert client.shutdown_and_exit() == 0
+        client._reader.join(10)
+        assert "DEBUG" in client.stderr()
+    finally:
+        client.close()
+    assert client.violations == []
+    assert client.stdout_bytes > 0

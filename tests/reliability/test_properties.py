@@ -1,0 +1,260 @@
+"""Property-based tests (Hypothesis): the parsers never raise and keep every span inside the document,
+a check is deterministic, and the incremental index always ends where a fresh one starts.
+
+`ci` profile by default (50 examples a test); `HYPOTHESIS_PROFILE=long` for 2,000 (SECURITY.md).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from hypothesis import given, note
+from hypothesis import strategies as st
+
+from skill_lsp.config import Config
+from skill_lsp.index import Workspace
+from skill_lsp.model import Finding, Span
+from skill_lsp.pysource import PyValue, parse_python
+from skill_lsp.rules import run_rules
+from skill_lsp.server.session import Session
+from skill_lsp.skillfile import parse_skill
+from skill_lsp.textutil import decode, split_lines
+
+# -- what documents are made of ---------------------------------------------------------------------
+
+BREAKS = ["\n", "\r\n", "\r", "\x85", "\u2028", "\u2029", "\x0c", "\x0b"]
+ODD = ["\t", "\x00", "\ufeff", "\ud800", "\U0001f600", "é", "\u200b", "\\", "'", '"', ":", ": ", "#", "&a", "*a", "!!"]
+
+SKILL_FRAGMENTS = [
+    "---", "---\n", "name: ", "name: demo", "description: ", "description: Do it.", "metadata:", "  k: v",
+    "allowed-tools: Read", "compatibility: x", "user-invocable: yes", "effort: hi", "[", "]", "{", "}", "- ", "|",
+    ">", "  ", "key: value: more", "!!python/object/apply:os.system ['true']", "&x [1, *x]", "<b>", "\"quoted\"",
+    "'single'", "# Heading", "## Sub #", "```", "~~~", "[link](scripts/run.py)", "![img](<assets/a b.png>)",
+    "[ref]: references/x.md", "/home/user/x", "C:\\Users\\x", "file:///tmp/x", "scripts/tool.py",
+    "<!-- skill-lsp: ignore[SK202] -->", "$ARGUMENTS", "[a](../../outside)", "[\\[", "[a](b \"t\")",
+]
+
+PYTHON_FRAGMENTS = [
+    "from agentdeck import Agent, Deck\n", "import agentdeck as ad\n", "from claude_agent_sdk import ClaudeAgentOptions\n",
+    "from pathlib import Path\n", "a = Agent(", "ad.Agent(", "Deck(", "Deck.from_project(", "ClaudeAgentOptions(",
+    "name=", "skills=", "agents=", "instructions=", "plugins=", "cwd=", "add_dirs=", "setting_sources=", "[", "]", "(",
+    ")", "{", "}", ",", "\"demo\"", "'nope'", "f\"{x}\"", "b\"x\"", "r'\\d'", "\"\"\"doc\"\"\"", "\"unterminated",
+    "\"a\\\"b\"", "Path(__file__).parent / \"skills\"", "\"./skills\"", "[a]", "None", "\"all\"", "\"*\"", "\"shop:*\"",
+    "\" x \"", "# skill-lsp: ignore[AD101]\n", "# comment\n", "def f(:\n", "    ", "\\\n", "lambda: 0", "x.y.z",
+    "{\"type\": \"local\", \"path\": \"./plug\"}", "1", "True", "...", ":", "=",
+]
+
+
+def _document(fragments: list[str]) -> st.SearchStrategy[str]:
+    piece = st.one_of(st.sampled_from(fragments), st.sampled_from(BREAKS), st.sampled_from(ODD),
+                      st.text(max_size=8))
+    return st.lists(piece, max_size=60).map("".join)
+
+
+skill_texts = st.one_of(
+    _document(SKILL_FRAGMENTS),
+    # mostly well-formed: a frontmatter block then a body
+    st.tuples(_document(SKILL_FRAGMENTS), _document(SKILL_FRAGMENTS), st.sampled_from(BREAKS[:3])).map(
+        lambda parts: parts[2].join(["---", parts[0], "---", parts[1]])),
+)
+python_texts = _document(PYTHON_FRAGMENTS)
+
+
+def assert_inside(span: Span, lines: list[str], what: object) -> None:
+    start, end = span.start, span.end
+    assert (start.line, start.column) <= (end.line, end.column), (what, span)
+    for position in (start, end):
+        assert 0 <= position.line < len(lines), (what, span, len(lines))
+        assert 0 <= position.column <= len(lines[position.line]), (what, span, lines[position.line])
+
+
+def _skill_spans(text: str) -> Iterator[tuple[object, Span]]:
+    parsed = parse_skill(text)
+    for key, entry in parsed.fields.items():
+        yield f"key {key}", entry.key_span
+        yield f"value {key}", entry.value_span
+    for entry in parsed.duplicate_keys:
+        yield f"duplicate {entry.key}", entry.key_span
+    if parsed.yaml_problem is not None:
+        yield parsed.yaml_problem.message, parsed.yaml_problem.span
+    if parsed.not_mapping is not None:
+        yield "not a mapping", parsed.not_mapping
+    for reference in [*parsed.references, *parsed.machine_paths]:
+        yield reference.target, reference.span
+    for heading in parsed.headings:
+        yield heading.text, heading.span
+    yield "line 0", parsed.line_span(0)
+
+
+def _values(value: PyValue) -> Iterator[PyValue]:
+    yield value
+    for item in value.items:
+        yield from _values(item)
+    for key, item in value.pairs:
+        yield from _values(key)
+        yield from _values(item)
+
+
+def _python_spans(text: str) -> Iterator[tuple[object, Span]]:
+    source = parse_python(text)
+    for call in source.calls:
+        yield call.kind, call.span
+        yield "callee", call.callee_span
+        for keyword in call.keywords.values():
+            yield keyword.name, keyword.name_span
+            for value in _values(keyword.value):
+                yield value.kind, value.span
+                if value.content_span is not None:
+                    yield "content", value.content_span
+
+
+@given(skill_texts)
+def test_parse_skill_never_raises_and_spans_stay_inside(text: str) -> None:
+    lines = split_lines(text)
+    for what, span in _skill_spans(text):
+        assert_inside(span, lines, what)
+
+
+@given(python_texts)
+def test_parse_python_never_raises_and_spans_stay_inside(text: str) -> None:
+    lines = split_lines(text)
+    for what, span in _python_spans(text):
+        assert_inside(span, lines, what)
+
+
+# -- whole checks ------------------------------------------------------------------------------------
+
+SKILL_PATH = ".agentdeck/skills/demo/SKILL.md"
+CLAUDE_PATH = ".claude/skills/demo/SKILL.md"
+
+
+def _check(root: Path) -> list[tuple[str, str, Span, str]]:
+    results = run_rules(Workspace([root]).build(), Config())
+    return [(f.code, str(f.path.relative_to(root)), f.span, f.message) for found in results.values() for f in found]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8", "surrogatepass"))
+
+
+@given(skill_texts, skill_texts, python_texts)
+def test_a_whole_check_is_deterministic_and_its_spans_stay_inside(skill: str, claude: str, python: str) -> None:
+    files = {SKILL_PATH: skill, CLAUDE_PATH: claude, "agent.py": python,
+             ".agentdeck/skills/other/SKILL.md": "---\nname: other\ndescription: Other.\n---\n\nBody.\n"}
+    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        _write(Path(first), files)
+        _write(Path(second), files)
+        found = _check(Path(first))
+        assert found == _check(Path(first))  # the same input twice
+        assert found == _check(Path(second))  # and in another directory
+        for code, relative, span, _ in found:
+            text = decode((Path(first) / relative).read_bytes())
+            assert_inside(span, split_lines(text), code)
+
+
+# -- the incremental index ---------------------------------------------------------------------------
+
+SKILL_DIRS = [".agentdeck/skills/alpha", ".agentdeck/skills/beta", ".claude/skills/alpha", "sub/.agentdeck/skills/gamma",
+              "extra/alpha", ".agentdeck/skills/alpha/nested"]
+PY_FILES = ["agent.py", "shop.py", "sub/deck.py", "pyproject.toml"]
+
+
+def _skill_text(name: str, variant: int) -> str:
+    return [
+        f"---\nname: {name}\ndescription: Does {name}.\n---\n\nSee [x](scripts/x.py).\n",
+        f"---\nname: {name}-typo\ndescription: Does {name}.\n---\n\nBody.\n",
+        f"---\nname: {name}\n---\n\n",
+        "---\nname: [broken\n---\nBody.\n",
+        "no frontmatter at all\n",
+        f"---\nname: {name}\ndescription: <b>{name}</b>\nunknwon: 1\n---\n\nBody.\n",
+    ][variant]
+
+
+PY_TEXTS = [
+    'from agentdeck import Agent\nbooking = Agent(name="B", skills=["alpha", "beta", "gamma"])\n',
+    'from agentdeck import Agent, Deck\nbooking = Agent(name="B", skills=["alpha", "alpha", "zeta"])\n'
+    'deck = Deck(agents=[booking], skills="./.agentdeck/skills")\n',
+    'from agentdeck import Agent, Deck\nfrom pathlib import Path\nb = Agent(skills=["gamma"])\n'
+    'deck = Deck(agents=[b], skills=[Path(__file__).parent / ".agentdeck/skills", "extra", "missing"])\n',
+    'from claude_agent_sdk import ClaudeAgentOptions\noptions = ClaudeAgentOptions(skills=["alpha", "nope", "shop:*"])\n',
+    'from agentdeck import Deck\ndeck = Deck.from_project()\n',
+    "def broken(:\n",
+    '[tool.skill-lsp]\nignore = ["SK111"]\nroots = [{path = "extra", profile = "claude"}]\n',
+    '[tool.skill-lsp]\nselect = "SK1"\n',
+]
+
+operations = st.lists(st.one_of(
+    st.tuples(st.just("write skill"), st.sampled_from(SKILL_DIRS), st.integers(0, 5)),
+    st.tuples(st.just("write code"), st.sampled_from(PY_FILES), st.integers(0, len(PY_TEXTS) - 1)),
+    st.tuples(st.just("delete"), st.sampled_from(SKILL_DIRS + PY_FILES), st.just(0)),
+    st.tuples(st.just("rename dir"), st.sampled_from(SKILL_DIRS), st.sampled_from(["alpha", "beta", "delta", "gamma"])),
+    st.tuples(st.just("edit skill"), st.sampled_from(SKILL_DIRS), st.integers(0, 5)),
+    st.tuples(st.just("edit code"), st.sampled_from(PY_FILES), st.integers(0, len(PY_TEXTS) - 1)),
+    st.tuples(st.just("close"), st.sampled_from(SKILL_DIRS + PY_FILES), st.just(0)),
+), max_size=12)
+
+
+def _file(root: Path, target: str) -> Path:
+    return root / target / "SKILL.md" if target in SKILL_DIRS else root / target
+
+
+def _apply(session: Session, root: Path, operation: tuple[str, str, object]) -> None:
+    """One edit as the server drives the session (did_change, did_close, watched-file events)."""
+    kind, target, value = operation
+    path = _file(root, target)
+    if kind == "write skill" or kind == "write code":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = _skill_text(path.parent.name, int(str(value))) if kind == "write skill" else PY_TEXTS[int(str(value))]
+        path.write_text(text)
+        session.files_changed([path])
+    elif kind == "delete":
+        if path.exists():
+            path.unlink()
+            session.files_changed([path])
+    elif kind == "rename dir":
+        directory = root / target
+        new = directory.with_name(str(value))
+        if directory.is_dir() and not new.exists():
+            directory.rename(new)
+            session.files_changed([directory, new])
+    elif kind in ("edit skill", "edit code"):
+        text = _skill_text(path.parent.name, int(str(value))) if kind == "edit skill" else PY_TEXTS[int(str(value))]
+        session.set_text(path, text)
+        session.reanalyse(path)
+    elif kind == "close":
+        if path in session.workspace.overlays:
+            session.drop_text(path)
+            session.files_changed([path])
+
+
+def _findings(session: Session) -> dict[Path, list[Finding]]:
+    return {path: found for path, found in session.findings.items() if found}
+
+
+@given(operations)
+def test_any_sequence_of_edits_ends_like_a_fresh_index(ops: Iterable[tuple[str, str, object]]) -> None:
+    root = Path(tempfile.mkdtemp())
+    try:
+        _write(root, {
+            ".agentdeck/skills/alpha/SKILL.md": _skill_text("alpha", 0),
+            ".claude/skills/alpha/SKILL.md": _skill_text("alpha", 1),
+            "agent.py": PY_TEXTS[1],
+        })
+        session = Session([root])
+        session.full_analysis()
+        for operation in ops:
+            note(f"{operation}")
+            _apply(session, root, operation)
+        fresh = Session([root])
+        for path, text in session.workspace.overlays.items():
+            fresh.set_text(path, text)
+        fresh.full_analysis()
+        assert _findings(session) == _findings(fresh)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,86 @@
+"""`skill-lsp check`'s cache: reused while files are unchanged, never wrong when they change,
+harmless when corrupt, bypassed by --no-cache, and kept out of the real home by SKILL_LSP_CACHE_DIR."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from .helpers import Project, codes, skill_md
+
+
+def age(root: Path, seconds: float = 60) -> None:
+    """Files written just now are not cached (their mtime may not move on the next write)."""
+    past = time.time() - seconds
+    for base, dirs, files in os.walk(root):
+        for name in dirs + files:
+            os.utime(Path(base, name), (past, past))
+    os.utime(root, (past, past))
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    location = tmp_path / "cache"
+    monkeypatch.setenv("SKILL_LSP_CACHE_DIR", str(location))
+    return location
+
+
+FILES = {
+    ".agentdeck/skills/refund/SKILL.md": skill_md("refund", "Refund a booking.", body="See [guide](references/guide.md).\n"),
+    ".agentdeck/skills/quote/SKILL.md": skill_md("quote", "Quote a fare.", extra="licence: MIT"),
+    "agents/booking.py": 'from agentdeck import Agent\n\nbooking = Agent(name="b", instructions="x", skills=["refund", "quot"])\n',
+}
+
+
+def test_a_warm_run_reports_what_a_cold_one_does(project: Project, cache: Path) -> None:
+    project.write(FILES)
+    age(project.root)
+    cold = project.check("--no-cache")
+    assert not cache.exists()
+    first = project.check()
+    assert list(cache.glob("*.pickle"))
+    assert project.check() == first == cold
+    assert sorted(codes(cold)) == ["AD101", "SK111", "SK202"]
+
+
+def test_an_edit_after_the_cache_was_written_is_seen(project: Project, cache: Path) -> None:
+    project.write(FILES)
+    age(project.root)
+    project.check()
+    project.write({".agentdeck/skills/quote/SKILL.md": skill_md("quote", "Quote a fare.")})
+    assert sorted(codes(project.check())) == ["AD101", "SK202"]
+    # a file created beside a skill answers its broken link, though the SKILL.md did not change
+    project.write({".agentdeck/skills/refund/references/guide.md": "# Guide\n"})
+    assert codes(project.check()) == ["AD101"]
+
+
+@pytest.mark.parametrize("content", [b"", b"not a pickle", b"\x80\x05garbage", b"\x80\x04\x95\x05\x00\x00\x00\x00\x00\x00\x00N."])
+def test_a_corrupt_cache_is_ignored_and_replaced(project: Project, cache: Path, content: bytes) -> None:
+    project.write(FILES)
+    age(project.root)
+    expected = project.check("--no-cache")
+    project.check()
+    for file in cache.glob("*.pickle"):
+        file.write_bytes(content)
+    assert project.check() == expected
+    assert all(file.read_bytes() != content for file in cache.glob("*.pickle"))
+
+
+def test_an_empty_setting_turns_the_cache_off(project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SKILL_LSP_CACHE_DIR", "")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    project.write(FILES)
+    age(project.root)
+    project.check()
+    assert not (tmp_path / "home").exists() and not (tmp_path / "xdg").exists()
+
+
+def test_profile_prints_the_phases(project: Project, cache: Path) -> None:
+    project.write(FILES)
+    result = project.run("check", "--profile", "-q")
+    for phase in ("walk", "parse python", "parse skills", "build model", "rules", "output"):
+        assert phase in result.err
