@@ -138,13 +138,13 @@ class SkillLanguageServer(LanguageServer):
     async def analyse(self, path: Path) -> None:
         session = self.ensure_session(path)
         self.pending.discard(path)
-        changed = await self.run(session.reanalyse, path)
-        self.after_analysis(changed | {path})
+        changed, versions = await self.run(session.reanalyse_versioned, path)
+        self.after_analysis(changed | {path}, versions)
 
-    def after_analysis(self, changed: set[Path]) -> None:
+    def after_analysis(self, changed: set[Path], versions: dict[Path, int | None] | None = None) -> None:
         if self.settings.validate == "onSave":
             return  # published on save
-        self.publish(changed)
+        self.publish(changed, versions)
 
     def schedule(self, path: Path) -> None:
         timer = self.timers.pop(path, None)
@@ -163,8 +163,8 @@ class SkillLanguageServer(LanguageServer):
                 timer.cancel()
             session = self.ensure_session(path)
             self.pending.discard(path)
-            changed = await self.run(session.reanalyse, path)
-            self.after_analysis(changed | {path})
+            changed, versions = await self.run(session.reanalyse_versioned, path)
+            self.after_analysis(changed | {path}, versions)
         # an analysis already running on the worker finishes before this returns
         await self.run(lambda: None)
 
@@ -186,7 +186,8 @@ class SkillLanguageServer(LanguageServer):
                         related_lines[related.path] = other
         return [diagnostic(finding, lines, self.codec, related_lines) for finding in findings]
 
-    def publish(self, paths: set[Path]) -> None:
+    def publish(self, paths: set[Path], versions: dict[Path, int | None] | None = None) -> None:
+        """Push the diagnostics of paths, labelled with the document version they were computed from."""
         if self.pull_mode:
             if paths and self.capability("workspace", "diagnostics", "refresh_support"):
                 self.workspace_diagnostic_refresh(None)
@@ -195,7 +196,7 @@ class SkillLanguageServer(LanguageServer):
             items = self.diagnostics_for(path)
             if not items and path not in self.pushed:
                 continue
-            version = self.document_version(path)
+            version = versions[path] if versions is not None and path in versions else self.document_version(path)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=version)
             )
@@ -385,7 +386,7 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
         return
     session = ls.ensure_session(path)
     text = params.text_document.text
-    await ls.run(session.set_text, path, text)
+    await ls.run(session.set_text, path, text, params.text_document.version)
     if not ls.indexed.is_set():
         return  # the initial index reads it from the overlay
     await ls.analyse(path)
@@ -401,7 +402,7 @@ async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumen
         return
     document = ls.workspace.get_text_document(params.text_document.uri)
     session = ls.ensure_session(path)
-    await ls.run(session.set_text, path, document.source)
+    await ls.run(session.set_text, path, document.source, params.text_document.version)
     if not ls.indexed.is_set():
         return
     if ls.settings.validate == "onSave":
@@ -419,7 +420,7 @@ async def did_save(ls: SkillLanguageServer, params: types.DidSaveTextDocumentPar
     if path is None or not _is_ours(path):
         return
     if params.text is not None and ls.session is not None:
-        await ls.run(ls.session.set_text, path, params.text)
+        await ls.run(ls.session.set_text, path, params.text, ls.document_version(path))
     ls.pending.add(path)
     await ls.flush()
     if ls.settings.validate == "onSave" and ls.session is not None:

@@ -42,6 +42,8 @@ class Session:
         self.findings: dict[Path, list[Finding]] = {}
         self.dir_cache: DirCache = {}
         self.generation = 0
+        # open documents' versions, as of the text in the overlays
+        self.versions: dict[Path, int | None] = {}
         self.skipped: dict[Path, str] = {}
 
     @property
@@ -79,11 +81,17 @@ class Session:
 
     # -- edits ------------------------------------------------------------------------
 
-    def set_text(self, path: Path, text: str) -> None:
+    def set_text(self, path: Path, text: str, version: int | None = None) -> None:
         self.workspace.overlays[path] = text
+        self.versions[path] = version
+
+    def reanalyse_versioned(self, path: Path) -> tuple[set[Path], dict[Path, int | None]]:
+        """reanalyse, with the document versions its findings were computed from."""
+        return self.reanalyse(path), dict(self.versions)
 
     def drop_text(self, path: Path) -> None:
         self.workspace.overlays.pop(path, None)
+        self.versions.pop(path, None)
         self.workspace.forget(path)
 
     def reanalyse(self, path: Path) -> set[Path]:
