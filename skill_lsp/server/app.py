@@ -306,8 +306,10 @@ async def on_initialized(ls: SkillLanguageServer, params: types.InitializedParam
             ls.client_watches = True
         except Exception as error:  # a client that refuses: the server watches the disk itself
             log.info("the client does not watch files (%s); watching them from the server", error)
-    await initial_index(ls)
+    # watch before indexing, so that nothing changed on disk during or right after the index is missed
+    ls.ensure_session()
     ls.watch_workspace()
+    await initial_index(ls)
 
 
 async def fetch_configuration(ls: SkillLanguageServer) -> None:
