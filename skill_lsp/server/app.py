@@ -12,6 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -206,7 +207,7 @@ class SkillLanguageServer(LanguageServer):
                 self.pushed.discard(path)
 
     def document_version(self, path: Path) -> int | None:
-        document = self.workspace.text_documents.get(uri_of(path))
+        document = self.workspace.text_documents.get(unquote(uri_of(path)))  # pygls keys them unquoted
         return document.version if document is not None else None
 
     def enter_pull_mode(self) -> None:

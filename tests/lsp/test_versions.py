@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from tests.reliability.rpc import RawClient
 
@@ -10,7 +13,10 @@ AGENT = ".agentdeck/agents/booking/agent.py"
 TEMPLATE = 'from agentdeck import Agent, Deck\n\nbooking = Agent(name="B", instructions="I.", skills=["{}"])\n\ndeck = Deck.from_project(agents=[booking])\n'
 
 
-def test_each_publication_matches_the_version_it_names(workspace: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("folder", ["project", "my project (ä)"])
+def test_each_publication_matches_the_version_it_names(workspace: Path, tmp_path: Path, folder: str) -> None:
+    if folder != workspace.name:
+        workspace = shutil.move(workspace, workspace.with_name(folder))
     client = RawClient(tmp_path)
     try:
         client.initialize(workspace)
