@@ -405,7 +405,9 @@ async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumen
         return
     document = ls.workspace.get_text_document(params.text_document.uri)
     session = ls.ensure_session(path)
-    await ls.run(session.set_text, path, document.source, params.text_document.version)
+    # the document may already hold later changes than these params (pygls applies changes as they
+    # arrive, before this handler runs): its text and its own version belong together
+    await ls.run(session.set_text, path, document.source, document.version)
     if not ls.indexed.is_set():
         return
     if ls.settings.validate == "onSave":
