@@ -11,7 +11,6 @@ import ast
 import bisect
 import re
 from array import array
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Literal
@@ -20,6 +19,7 @@ import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from .model import Position, Span
+from .textutil import covered_by
 
 _LANGUAGE = Language(tree_sitter_python.language())
 _PARSER = Parser(_LANGUAGE)
@@ -206,7 +206,7 @@ class _Scanner:
             if name is not None and right is not None:
                 self.assigned[right.id] = name
         # a call inside an f-string's {...} is text, not code we analyse (a bisect: there can be thousands)
-        inside_string = _covered([(node.start_byte, node.end_byte) for node in captures.get("interpolation", [])])
+        inside_string = covered_by([(node.start_byte, node.end_byte) for node in captures.get("interpolation", [])])
         seen: dict[int, Call] = {}
         for node in sorted(captures.get("call", []), key=_start):
             if inside_string(node.start_byte):
@@ -539,20 +539,3 @@ def _target_name(left: Node | None) -> str | None:
         attr = left.child_by_field_name("attribute")
         return _text(attr) if attr is not None else None
     return None
-
-
-def _covered(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
-    """Whether an offset lies in one of spans (which may nest), by bisection."""
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    starts = [start for start, _ in merged]
-
-    def covered(offset: int) -> bool:
-        index = bisect.bisect_right(starts, offset) - 1
-        return index >= 0 and offset < merged[index][1]
-
-    return covered

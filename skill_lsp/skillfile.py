@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,7 +11,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from .model import Position, Span
-from .textutil import split_lines
+from .textutil import covered_by, split_lines
 
 try:  # libyaml when it is there: the same nodes and marks, several times faster
     _Loader: Any = yaml.CSafeLoader
@@ -366,23 +365,6 @@ def _references_full(skill: SkillFile) -> bool:
     return len(skill.references) >= MAX_BODY_ITEMS or len(skill.machine_paths) >= MAX_BODY_ITEMS
 
 
-def _inside_any(taken: list[tuple[int, int]]) -> Callable[[int], bool]:
-    """Whether a column lies in one of the spans taken by links (a bisect: a line can hold 100,000 links)."""
-    merged: list[list[int]] = []
-    for start, end in sorted(taken):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    starts = [start for start, _ in merged]
-
-    def inside(column: int) -> bool:
-        index = bisect.bisect_right(starts, column) - 1
-        return index >= 0 and column < merged[index][1]
-
-    return inside
-
-
 def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
     taken: list[tuple[int, int]] = []
     for match in _LINK.finditer(line):
@@ -402,7 +384,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
             target, start = target[1:-1], start + 1
         taken.append((definition.start(), definition.end()))
         _add_reference(skill, number, target, start, is_link=True)
-    inside = _inside_any(taken)
+    inside = covered_by(taken)
     for match in _BARE.finditer(line):
         if len(skill.references) >= MAX_BODY_ITEMS:
             break

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import errno
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 # LSP knows exactly three line terminators; str.splitlines() knows eight.
@@ -68,3 +70,21 @@ def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
     if len(data) > limit:
         raise FileTooLarge(path.name, limit)
     return decode(data)
+
+
+def covered_by(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Whether an offset lies in one of spans (half-open, possibly nested), by bisection: a line can
+    hold 100,000 of them."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    starts = [start for start, _ in merged]
+
+    def covered(offset: int) -> bool:
+        index = bisect.bisect_right(starts, offset) - 1
+        return index >= 0 and offset < merged[index][1]
+
+    return covered
