@@ -139,13 +139,14 @@ class SkillLanguageServer(LanguageServer):
     async def analyse(self, path: Path) -> None:
         session = self.ensure_session(path)
         self.pending.discard(path)
-        changed, versions = await self.run(session.reanalyse_versioned, path)
-        self.after_analysis(changed | {path}, versions)
+        changed, versions, findings = await self.run(session.reanalyse_versioned, path)
+        self.after_analysis(changed | {path}, versions, findings)
 
-    def after_analysis(self, changed: set[Path], versions: dict[Path, int | None] | None = None) -> None:
+    def after_analysis(self, changed: set[Path], versions: dict[Path, int | None] | None = None,
+                       findings: dict[Path, list[Finding]] | None = None) -> None:
         if self.settings.validate == "onSave":
             return  # published on save
-        self.publish(changed, versions)
+        self.publish(changed, versions, findings)
 
     def schedule(self, path: Path) -> None:
         timer = self.timers.pop(path, None)
@@ -164,16 +165,16 @@ class SkillLanguageServer(LanguageServer):
                 timer.cancel()
             session = self.ensure_session(path)
             self.pending.discard(path)
-            changed, versions = await self.run(session.reanalyse_versioned, path)
-            self.after_analysis(changed | {path}, versions)
+            changed, versions, findings = await self.run(session.reanalyse_versioned, path)
+            self.after_analysis(changed | {path}, versions, findings)
         # an analysis already running on the worker finishes before this returns
         await self.run(lambda: None)
 
-    def diagnostics_for(self, path: Path) -> list[types.Diagnostic]:
+    def diagnostics_for(self, path: Path, snapshot: dict[Path, list[Finding]] | None = None) -> list[types.Diagnostic]:
         session = self.session
         if session is None:
             return []
-        findings = session.findings.get(path, [])
+        findings = snapshot[path] if snapshot is not None and path in snapshot else session.findings.get(path, [])
         if not findings:
             return []
         # a file skipped as too large still shows its finding, on line 1
@@ -187,14 +188,15 @@ class SkillLanguageServer(LanguageServer):
                         related_lines[related.path] = other
         return [diagnostic(finding, lines, self.codec, related_lines) for finding in findings]
 
-    def publish(self, paths: set[Path], versions: dict[Path, int | None] | None = None) -> None:
+    def publish(self, paths: set[Path], versions: dict[Path, int | None] | None = None,
+                findings: dict[Path, list[Finding]] | None = None) -> None:
         """Push the diagnostics of paths, labelled with the document version they were computed from."""
         if self.pull_mode:
             if paths and self.capability("workspace", "diagnostics", "refresh_support"):
                 self.workspace_diagnostic_refresh(None)
             return
         for path in sorted(paths):
-            items = self.diagnostics_for(path)
+            items = self.diagnostics_for(path, findings)
             if not items and path not in self.pushed:
                 continue
             version = versions[path] if versions is not None and path in versions else self.document_version(path)

@@ -85,9 +85,11 @@ class Session:
         self.workspace.overlays[path] = text
         self.versions[path] = version
 
-    def reanalyse_versioned(self, path: Path) -> tuple[set[Path], dict[Path, int | None]]:
-        """reanalyse, with the document versions its findings were computed from."""
-        return self.reanalyse(path), dict(self.versions)
+    def reanalyse_versioned(self, path: Path) -> tuple[set[Path], dict[Path, int | None], dict[Path, list[Finding]]]:
+        """reanalyse, with the findings it produced and the document versions they were computed from,
+        taken together before a later edit can move either."""
+        changed = self.reanalyse(path)
+        return changed, dict(self.versions), {target: self.findings.get(target, []) for target in changed | {path}}
 
     def drop_text(self, path: Path) -> None:
         self.workspace.overlays.pop(path, None)
