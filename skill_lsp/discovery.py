@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 # Never descended into: version control, dependencies, caches.
 SKIP_DIRS = frozenset({
@@ -46,7 +46,7 @@ def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def within(path: Path, folder: Path) -> bool:
+def within(path: PurePath | str, folder: PurePath | str) -> bool:
     """path is folder or below it (lexically; string compare, no filesystem access)."""
     inner, outer = str(path), str(folder)
     if inner == outer:

@@ -249,6 +249,8 @@ class Model:
 
     def config_for(self, path: Path, base: Config) -> Config:
         """The nearest [tool.skill-lsp] at or above path, under the editor/CLI settings."""
+        if not self.configs:
+            return base  # no [tool.skill-lsp] anywhere: the common case
         # strings, not Paths: this runs for every file, and a new Path hashes slowly
         directory = os.path.dirname(str(path))
         if directory in self._config_dirs:
@@ -279,7 +281,7 @@ class Model:
                 found = candidate
                 break
             parent = os.path.dirname(directory)
-            if directory == folder or parent == directory or not within(Path(directory), Path(folder)):
+            if directory == folder or parent == directory or not within(directory, folder):
                 break
             directory = parent
         for passed in trail:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,7 @@ MAX_NODES = 20_000
 MAX_BODY_ITEMS = 5_000
 
 _DELIMITER = "---"
+_STR_TAG = "tag:yaml.org,2002:str"
 _IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # Every pattern here runs on every body line, so each must be linear in the line's length: no
@@ -97,19 +100,30 @@ class SkillFile:
     body_start: int = 0
     references: list[Reference] = field(default_factory=list)
     machine_paths: list[Reference] = field(default_factory=list)
-    headings: list[Heading] = field(default_factory=list)
+    _headings: list[Heading] | None = field(default=None, repr=False, compare=False)
     # line -> suppressed codes (an empty set suppresses every code)
     ignores: dict[int, set[str]] = field(default_factory=dict)
+
+    @property
+    def headings(self) -> list[Heading]:
+        """The body's headings outside code fences (the first MAX_BODY_ITEMS), found on first use."""
+        if self._headings is None:
+            self._headings = _scan_headings(self)
+        return self._headings
 
     @property
     def body(self) -> str:
         return "\n".join(self.lines[self.body_start :])
 
+    def has_body(self) -> bool:
+        """Whether the body holds anything but whitespace."""
+        return any(line.strip() for line in itertools.islice(self.lines, self.body_start, None))
+
     def body_line_count(self) -> int:
-        body = self.lines[self.body_start :]
-        while body and not body[-1].strip():
-            body.pop()
-        return len(body)
+        end = len(self.lines)
+        while end > self.body_start and not self.lines[end - 1].strip():
+            end -= 1
+        return max(0, end - self.body_start)
 
     def line_span(self, line: int) -> Span:
         text = self.lines[line] if 0 <= line < len(self.lines) else ""
@@ -227,7 +241,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
     if not isinstance(root, yaml.MappingNode):
         skill.not_mapping = _node_span(root, offset, starts)
         return
-    constructor = SafeConstructor()
+    constructor: SafeConstructor | None = None
     budget = [MAX_NODES]
     for key_node, value_node in root.value:
         if not isinstance(key_node, yaml.ScalarNode):
@@ -235,10 +249,16 @@ def _parse_frontmatter(skill: SkillFile) -> None:
         key = str(key_node.value)
         value: object = None
         problem: str | None = None
-        if _node_count(value_node, budget) is None:
+        if type(value_node) is yaml.ScalarNode and value_node.tag == _STR_TAG and budget[0] > 0:
+            # what SafeConstructor makes of a string scalar, without a constructor per file
+            value = value_node.value
+            budget[0] -= 1
+        elif _node_count(value_node, budget) is None:
             problem = "the value nests or repeats too deeply (YAML aliases); a loader would refuse it"
         else:
             try:
+                if constructor is None:
+                    constructor = SafeConstructor()
                 value = constructor.construct_object(value_node, deep=True)
             except yaml.YAMLError as error:
                 problem = _problem_text(error)
@@ -324,11 +344,13 @@ def quote_yaml_value(value: str) -> str:
     return f'"{escaped}"'
 
 
-def _scan_body(skill: SkillFile) -> None:
+def _unfenced_lines(skill: SkillFile) -> Iterator[tuple[int, str]]:
+    """The body's lines outside fenced code blocks (the fence lines themselves excluded)."""
     in_fence: str | None = None
-    for number in range(skill.body_start, len(skill.lines)):
-        line = skill.lines[number]
-        # each pattern below needs a character the line may not have: test that first
+    lines = skill.lines
+    for number in range(skill.body_start, len(lines)):
+        line = lines[number]
+        # the fence pattern needs a backtick or a tilde: test for them first
         fence = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if fence:
             marker = fence.group(1)
@@ -338,21 +360,47 @@ def _scan_body(skill: SkillFile) -> None:
             if marker[0] == in_fence[0] and len(marker) >= len(in_fence) and not line.strip()[len(marker) :].strip():
                 in_fence = None
                 continue
-        if in_fence is not None:
-            continue
-        if "skill-lsp" in line:
+        if in_fence is None:
+            yield number, line
+
+
+def _scan_body(skill: SkillFile) -> None:
+    """The body's suppression comments and file references (headings are found when asked for:
+    only the editor's outline reads them)."""
+    text = skill.text
+    # each needs a character or a word the whole text may not have: most bodies need no scan at all
+    wants_ignores = "skill-lsp" in text
+    wants_references = "/" in text or "](" in text or "]:" in text or "\\" in text
+    if not (wants_ignores or wants_references):
+        return
+    for number, line in _unfenced_lines(skill):
+        if wants_ignores and "skill-lsp" in line:
             match = _IGNORE.search(line)
             if match:
                 codes = match.group(1)
                 skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
-        heading = _HEADING.match(line) if "#" in line and len(skill.headings) < MAX_BODY_ITEMS else None
-        if heading:
-            skill.headings.append(
-                Heading(len(heading.group(1)), _heading_text(heading.group(2)), Span.of(number, 0, number, len(line)))
-            )
         # links need '](' or ']:', bare and machine paths a slash or a backslash
-        if ("/" in line or "](" in line or "]:" in line or "\\" in line) and not _references_full(skill):
-            _scan_line_references(skill, number, line)
+        if wants_references and ("/" in line or "](" in line or "]:" in line or "\\" in line):
+            if _references_full(skill):
+                wants_references = False
+                if not wants_ignores:
+                    return
+            else:
+                _scan_line_references(skill, number, line)
+
+
+def _scan_headings(skill: SkillFile) -> list[Heading]:
+    headings: list[Heading] = []
+    for number, line in _unfenced_lines(skill):
+        if "#" in line:
+            heading = _HEADING.match(line)
+            if heading:
+                headings.append(
+                    Heading(len(heading.group(1)), _heading_text(heading.group(2)), Span.of(number, 0, number, len(line)))
+                )
+                if len(headings) >= MAX_BODY_ITEMS:
+                    break
+    return headings
 
 
 def _heading_text(raw: str) -> str:

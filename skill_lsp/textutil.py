@@ -20,6 +20,8 @@ MAX_FILE_BYTES = 8 * 1024 * 1024
 
 def split_lines(text: str) -> list[str]:
     """Lines without their terminators; a trailing terminator yields a last empty line."""
+    if "\r" not in text:
+        return text.split("\n")  # the common case, several times faster than the pattern
     return _LINE_BREAK.split(text)
 
 
@@ -56,19 +58,35 @@ def check_size(text: str, name: str, limit: int = MAX_FILE_BYTES) -> str:
     return text
 
 
-def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: Path | str, limit: int = MAX_FILE_BYTES) -> str:
     """Read a file for analysis; raises OSError or FileTooLarge.
 
     Every file skill-lsp analyses is read here: at most limit + 1 bytes, and only a regular
     file (opened non-blocking, so a FIFO or a device named SKILL.md never hangs the reader).
     """
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    with os.fdopen(os.open(path, flags), "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    descriptor = os.open(path, flags)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise FileTooLarge(path.name, limit)
+        # plain os.read calls sized by fstat: a buffered read(limit + 1) would allocate the
+        # whole limit for every file; the loop covers a file that grows while it is read
+        parts: list[bytes] = []
+        total = 0
+        wanted = min(status.st_size, limit) + 1
+        while total <= limit:
+            chunk = os.read(descriptor, wanted)
+            if not chunk:
+                break
+            parts.append(chunk)
+            total += len(chunk)
+            wanted = limit + 1 - total
+    finally:
+        os.close(descriptor)
+    if total > limit:
+        raise FileTooLarge(path.name if isinstance(path, Path) else os.path.basename(path), limit)
+    data = b"".join(parts)
     return decode(data)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
@@ -22,9 +23,14 @@ from ..skillfile import Field, quote_yaml_value
 from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 
+# Names that break no rule and need no normalising: most names, checked in one match.
+_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
 
 def name_problem(name: str) -> str | None:
     """Which of the specification's naming rules name breaks, or None."""
+    if len(name) <= NAME_LIMIT and _PLAIN_NAME.fullmatch(name):
+        return None
     normalized = unicodedata.normalize("NFKC", name)
     if not normalized:
         return "it is empty"
@@ -214,7 +220,7 @@ def _check_name(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
             f"invalid name '{value}': {problem}" + (f"; for example '{suggestion}'" if suggestion else ""),
             profile=profile, fixes=fixes, data={"suggestion": suggestion},
         )
-    if unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
+    if value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
         fixes = [set_fix]
         if skill.root is not None and name_problem(value) is None and skill.root.prefix == "":
             target = skill.directory.with_name(value)
@@ -353,7 +359,7 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     file = skill.file
     path = skill.path
     profile = skill.profile
-    if file.has_frontmatter and file.closed and not file.body.strip():
+    if file.has_frontmatter and file.closed and not file.has_body():
         span = file.line_span(file.close_line or 0)
         reporter.report(
             "SK201", path, span,
@@ -369,6 +375,8 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         )
     candidates: list[str] | None = None
     seen: set[tuple[int, int]] = set()
+    # target -> (its path when it is missing, the closest existing files): a body may repeat a target
+    missing: dict[str, tuple[Path | None, list[str]]] = {}
     for reference in file.references:
         key = (reference.span.start.line, reference.span.start.column)
         if key in seen:
@@ -377,12 +385,19 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
         if not target or target in (".", "./"):
             continue
-        resolved = Path(os.path.normpath(skill.directory / target))
-        if _exists(resolved, dir_cache) or (target.endswith("/") and _list_dir(resolved, dir_cache) is not None):
+        known = missing.get(target)
+        if known is None:
+            resolved = Path(os.path.normpath(skill.directory / target))
+            if _exists(resolved, dir_cache) or (target.endswith("/") and _list_dir(resolved, dir_cache) is not None):
+                known = missing[target] = None, []
+            else:
+                if candidates is None:
+                    candidates = _all_files(skill.directory)
+                known = missing[target] = resolved, closest(target.lstrip("./"), candidates, 1)
+        resolved_or_none, near = known
+        if resolved_or_none is None:
             continue
-        if candidates is None:
-            candidates = _all_files(skill.directory)
-        near = closest(target.lstrip("./"), candidates, 1)
+        resolved = resolved_or_none
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
         if resolved != skill.directory and within(resolved, skill.directory):  # never offer to create a file outside the skill ('../../x')
             fixes.append(Fix(f"Create {target}", creates=(CreateFile(resolved, ""),)))

@@ -33,8 +33,9 @@ FRONTMATTER = "---\nname: demo\ndescription: Do the demo thing.\n---\n\n"
 
 
 def benign_body(size: int) -> str:
-    """Ordinary Markdown instructions of about size characters."""
-    paragraph = "## Step\n\nRead the request, then follow these instructions carefully, one step at a time.\n\n"
+    """Ordinary Markdown instructions of about size characters; like real skills they link to a file
+    beside them (it exists: see baseline), so the benign side pays for resolving links too."""
+    paragraph = "## Step\n\nRead the request, then follow [the guide](references/guide.md) carefully, one step at a time.\n\n"
     return (paragraph * (size // len(paragraph) + 1))[:size]
 
 
@@ -62,8 +63,10 @@ def analysed(root: Path) -> tuple[Cost, list[Finding]]:
 
 
 def baseline(tmp_path: Path, relative: str, data: str | bytes) -> Cost:
-    """The cost of a benign project holding one file (the same size as the hostile one)."""
-    return baseline_files(tmp_path, {relative: data})
+    """The cost of a benign project holding one file (the same size as the hostile one), and the
+    file its body links to."""
+    guide = str(Path(relative).parent / "references" / "guide.md")
+    return baseline_files(tmp_path, {relative: data, guide: "# Guide\n"})
 
 
 def baseline_files(tmp_path: Path, files: dict[str, str | bytes]) -> Cost:
