@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import Any, TypeVar
 
 from . import __version__
 from .config import Config
@@ -154,9 +155,9 @@ def _dir_mtime(path: str) -> int | None:
         return None
 
 
-def analyse_skill(job: SkillJob, config: Config) -> tuple[SkillFacts, list[Finding], Deps] | str:
+def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tuple[SkillFacts, list[Finding], Deps] | str:
     """One SKILL.md's own analysis, for the cache: its facts, the findings of its own rules and the
-    directories they looked into; or why it could not be read."""
+    directories they looked into (when with_deps: only a cache needs them); or why it could not be read."""
     try:
         text = read_text(job.path)
     except FileTooLarge as error:
@@ -168,6 +169,8 @@ def analyse_skill(job: SkillJob, config: Config) -> tuple[SkillFacts, list[Findi
     reporter = Reporter(config, parsed.ignores)
     listed: dict[Path, set[str] | None] = {}
     check_skill(None, skill, reporter, listed)
+    if not with_deps:
+        return skill.facts, reporter.findings, ()
     directories = {str(directory) for directory in listed}
     if reporter.findings:
         # quick fixes look at the skill's siblings, SK202's suggestions at its whole tree
@@ -180,30 +183,69 @@ def analyse_skill(job: SkillJob, config: Config) -> tuple[SkillFacts, list[Findi
 
 
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str
-# Below this many files a second process costs more than it saves.
-PARALLEL_FROM = 2000
+PythonResult = PySource | str  # its parse, or why it could not be read
+# Below this many files a pool's start-up costs more than the second core saves (a Python
+# file costs about twice a SKILL.md).
+PARALLEL_FROM = 1000
+PARALLEL_PYTHON_FROM = 400
+# Work is handed out in chunks, several per process, so that a process that drew slow files
+# does not leave the other idle at the end; results come back in order.
+CHUNKS_PER_WORKER = 4
 
 
-def _analyse_all(misses: list[tuple[SkillJob, Config]]) -> list[Analysis]:
-    return [analyse_skill(job, config) for job, config in misses]
+def _analyse_chunk(misses: list[tuple[SkillJob, Config, bool]]) -> list[Analysis]:
+    return [analyse_skill(job, config, with_deps) for job, config, with_deps in misses]
 
 
-def analyse_skills(misses: list[tuple[SkillJob, Config]]) -> list[Analysis]:
-    """Each file's own analysis; a large batch is split with one forked process (two cores pay,
-    a spawned interpreter's start-up would not)."""
-    if len(misses) < PARALLEL_FROM or sys.platform != "linux" or (os.cpu_count() or 1) < 2:
-        return _analyse_all(misses)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    half = len(misses) // 2
+def parse_python_file(path: Path) -> PythonResult:
     try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
-            theirs = pool.submit(_analyse_all, misses[half:])
-            mine = _analyse_all(misses[:half])
-            return mine + theirs.result()
-    except (OSError, RuntimeError, pickle.PicklingError):  # no fork here after all: do it alone
-        return _analyse_all(misses)
+        text = read_text(path)
+    except FileTooLarge as error:
+        return str(error)
+    except OSError as error:
+        return f"cannot be read: {error.strerror or error}"
+    return parse_python(text, PurePath(path))
+
+
+def _parse_chunk(paths: list[Path]) -> list[PythonResult]:
+    return [parse_python_file(path) for path in paths]
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Workers:
+    """Forked processes (one per core) that analyse files while the main process waits: on Linux
+    a fork shares the loaded modules, so a worker starts in milliseconds; a spawned interpreter
+    would not pay. Anywhere else, or on one core, or for a small batch, the work runs in-process."""
+
+    def __init__(self) -> None:
+        self.pool: Any = None
+        self.broken = sys.platform != "linux" or (os.cpu_count() or 1) < 2
+
+    def map(self, function: Callable[[list[T]], list[R]], items: list[T], minimum: int = PARALLEL_FROM) -> list[R]:
+        if len(items) < minimum or self.broken:
+            return function(items)
+        workers = min(os.cpu_count() or 2, 4)
+        size = max(1, -(-len(items) // (workers * CHUNKS_PER_WORKER)))
+        chunks = [items[start : start + size] for start in range(0, len(items), size)]
+        try:
+            if self.pool is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+            return [result for chunk in self.pool.map(function, chunks) for result in chunk]
+        except (OSError, RuntimeError, pickle.PicklingError, EOFError):  # no fork here after all: do it alone
+            self.close()
+            self.broken = True
+            return function(items)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
 
 class CachedWorkspace(Workspace):
@@ -215,6 +257,7 @@ class CachedWorkspace(Workspace):
         key = hashlib.sha256("\0".join(str(folder) for folder in self.folders).encode("utf-8", "surrogatepass"))
         self.cache_file = location / f"{key.hexdigest()[:24]}.pickle" if location is not None else None
         self.started = time.time_ns()
+        self.workers = Workers()
         self.old = Store()
         self.new = Store()
         # something was analysed again, so the cache on disk is out of date
@@ -223,32 +266,40 @@ class CachedWorkspace(Workspace):
             with phase("load cache"):
                 self.old = load(self.cache_file)
 
+    def build(self) -> Model:
+        try:
+            return super().build()
+        finally:
+            self.workers.close()
+
     def _recent(self, mtime_ns: int | None) -> bool:
         return mtime_ns is not None and mtime_ns > self.started - int(RACY_SECONDS * 1e9)
 
     def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
         with phase("parse python"):
+            placed: list[tuple[Path, Path, Stamp | None, PySource | None]] = []
             for path, folder in python_paths:
-                key = str(path)
-                stamp = _stamp(key)
+                if self.cache_file is None:  # --no-cache: nothing to compare with or to store
+                    placed.append((path, folder, None, None))
+                    continue
+                stamp = _stamp(str(path))
                 if stamp is None:
                     continue
-                known = self.old.pythons.get(key)
-                if known is not None and known[0] == stamp:
-                    source = known[1]
-                else:
-                    self.dirty = True
-                    try:
-                        text = read_text(path)
-                    except (OSError, FileTooLarge) as error:  # skipped, and the CLI says why
-                        model.unreadable[path] = (str(error) if isinstance(error, FileTooLarge)
-                                                  else f"cannot be read: {error.strerror or error}")
-                        continue
-                    source = parse_python(text, PurePath(path))
-                if not self._recent(stamp[1]):
-                    self.new.pythons[key] = (stamp, source)
-                if source.calls:
-                    model.pythons[path] = PythonEntry(path, source, folder)
+                known = self.old.pythons.get(str(path))
+                placed.append((path, folder, stamp, known[1] if known is not None and known[0] == stamp else None))
+            misses = [path for path, _, _, source in placed if source is None]
+            if misses:
+                self.dirty = True
+            parsed = dict(zip(misses, self.workers.map(_parse_chunk, misses, PARALLEL_PYTHON_FROM), strict=True))
+            for path, folder, stamp, known_source in placed:
+                result = known_source if known_source is not None else parsed[path]
+                if isinstance(result, str):  # skipped, and the CLI says why
+                    model.unreadable[path] = result
+                    continue
+                if stamp is not None and not self._recent(stamp[1]):
+                    self.new.pythons[str(path)] = (stamp, result)
+                if result.calls:
+                    model.pythons[path] = PythonEntry(path, result, folder)
 
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
         with phase("parse skills"):
@@ -257,11 +308,16 @@ class CachedWorkspace(Workspace):
             # and a Path for every skill would cost more than the lookup saves
             known: dict[tuple[object, ...], tuple[int | None, int]] = {}
             placed: list[tuple[SkillJob, Stamp | None, int, SkillRecord | None]] = []
-            misses: list[tuple[SkillJob, Config]] = []
+            misses: list[tuple[SkillJob, Config, bool]] = []
+            caching = self.cache_file is not None
             for job in jobs:
+                config = model.config_for(job.path, self.settings)
+                if not caching:  # --no-cache: nothing to compare with or to store
+                    misses.append((job, config, False))
+                    placed.append((job, None, 0, None))
+                    continue
                 key = str(job.path)
                 stamp = _stamp(key)
-                config = model.config_for(job.path, self.settings)
                 identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
                 indexes = known.get(identity)
                 if indexes is None:
@@ -272,11 +328,11 @@ class CachedWorkspace(Workspace):
                 if not (record is not None and stamp is not None and record[0] == stamp[0] and record[1] == stamp[1]
                         and indexes[0] == record[2] and self._deps_hold(record[8])):
                     record = None
-                    misses.append((job, config))
+                    misses.append((job, config, True))
                 placed.append((job, stamp, indexes[1], record))
             if misses:
                 self.dirty = True
-            analysed = dict(zip((job.path for job, _ in misses), analyse_skills(misses), strict=True))
+            analysed = dict(zip((job.path for job, _, _ in misses), self.workers.map(_analyse_chunk, misses), strict=True))
             for job, stamp, context_index, record in placed:
                 facts: SkillFacts
                 if record is not None:

@@ -544,8 +544,13 @@ class _Builder:
         for setting in base.roots:
             self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
 
-        # 2. roots by convention, from where SKILL.md files are
+        # 2. roots by convention, from where SKILL.md files are (each root directory looked at once)
+        seen_dirs: set[str] = set()
         for path, _ in skill_paths:
+            root_text = os.path.dirname(os.path.dirname(str(path)))
+            if root_text in seen_dirs:
+                continue
+            seen_dirs.add(root_text)
             root_dir = path.parent.parent
             parent = root_dir.parent.name
             if root_dir.name == "skills":
@@ -588,14 +593,21 @@ class _Builder:
         known_paths = {path for path, _ in skill_paths}
         folders = model.folders
         jobs: dict[Path, SkillJob] = {}
+        # the root of each root directory, by its text: a Path per skill would cost more than the lookup
+        roots_by_text = {str(root_path): root for root_path, root in model.roots.items()}
+        folder_texts = {folder: str(folder) for folder in folders}
         for path, folder in skill_paths + user_skills + plugin_skills:
             if path in jobs:
                 continue
-            if path.name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
+            text = str(path)
+            directory, name = os.path.split(text)
+            if name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
                 continue  # a stray lowercase copy beside the real file
-            owner = model.roots.get(path.parent.parent)
-            external = not (folder in folders and within(path, folder)) and not any(within(path, f) for f in folders)
-            jobs[path] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, path.name != "SKILL.md", external)
+            owner = roots_by_text.get(os.path.dirname(directory))
+            folder_text = folder_texts.get(folder)
+            external = not (folder_text is not None and within(text, folder_text)) and not any(
+                within(text, f) for f in folder_texts.values())
+            jobs[path] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
         self.workspace.load_skills(model, list(jobs.values()))
 
         # 5. registries

@@ -49,15 +49,39 @@ _MACHINE_PATH = re.compile(
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-@dataclass
 class Field:
-    key: str
-    key_span: Span
-    value: object
-    value_span: Span
-    node: yaml.Node
-    # A value the safe constructor refused (an unsafe tag); value is None then.
-    error: str | None = None
+    """One top-level frontmatter key and its value. The spans are worked out from the YAML
+    marks on first use: most fields of most files are never reported on."""
+
+    __slots__ = ("_key_node", "_key_span", "_offset", "_starts", "_value_span", "error", "key", "node", "value")
+
+    def __init__(self, key: str, key_node: yaml.Node, value: object, node: yaml.Node, error: str | None,
+                 offset: int, starts: list[int] | None) -> None:
+        self.key = key
+        self.value = value
+        self.node = node
+        # a value the safe constructor refused (an unsafe tag); value is None then
+        self.error = error
+        self._key_node = key_node
+        self._offset = offset
+        self._starts = starts
+        self._key_span: Span | None = None
+        self._value_span: Span | None = None
+
+    @property
+    def key_span(self) -> Span:
+        if self._key_span is None:
+            self._key_span = _node_span(self._key_node, self._offset, self._starts)
+        return self._key_span
+
+    @property
+    def value_span(self) -> Span:
+        if self._value_span is None:
+            self._value_span = _node_span(self.node, self._offset, self._starts)
+        return self._value_span
+
+    def __repr__(self) -> str:
+        return f"Field({self.key!r}, {self.value!r}, {self.key_span}, {self.value_span})"
 
 
 @dataclass
@@ -264,8 +288,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
                 problem = _problem_text(error)
             except (RecursionError, ValueError, TypeError, OverflowError) as error:
                 problem = f"cannot be loaded: {error}"
-        entry = Field(key, _node_span(key_node, offset, starts), value, _node_span(value_node, offset, starts), value_node,
-                      problem)
+        entry = Field(key, key_node, value, value_node, problem, offset, starts)
         if key in skill.fields:
             skill.duplicate_keys.append(entry)
         skill.fields[key] = entry

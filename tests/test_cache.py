@@ -84,3 +84,40 @@ def test_profile_prints_the_phases(project: Project, cache: Path) -> None:
     result = project.run("check", "--profile", "-q")
     for phase in ("walk", "parse python", "parse skills", "build model", "rules", "output"):
         assert phase in result.err
+
+
+def test_worker_processes_report_what_one_process_does(project: Project, cache: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Big workspaces are analysed by forked workers in chunks; the findings are the same."""
+    from skill_lsp import cache as cache_module
+
+    files = dict(FILES)
+    for number in range(40):
+        name = f"skill-{number:02d}"
+        broken = number % 7 == 0
+        files[f".agentdeck/skills/{name}/SKILL.md"] = skill_md(
+            name if not broken else name + "-x", "Do it: now." if number % 5 == 0 else "Do it.",
+            body="See [x](references/x.md).\n" if broken else "Body.\n")
+        files[f"agents/agent_{number:02d}.py"] = (
+            'from agentdeck import Agent\n\n'
+            f'a = Agent(name="a{number}", instructions="x", skills=["{name}", "skill-{number + 1:02d}"])\n')
+    project.write(files)
+    age(project.root)
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(cache_module, "PARALLEL_PYTHON_FROM", 10**9)
+    alone = project.check("--no-cache")
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(cache_module, "PARALLEL_PYTHON_FROM", 3)
+    forked: list[object] = []
+    real_map = cache_module.Workers.map
+
+    def counting_map(self: cache_module.Workers, function: object, items: list[object], minimum: int = 3) -> list[object]:
+        result = real_map(self, function, items, minimum)  # type: ignore[arg-type]
+        forked.append(self.pool is not None)
+        return result
+
+    monkeypatch.setattr(cache_module.Workers, "map", counting_map)
+    assert project.check("--no-cache") == alone
+    assert project.check() == alone  # filling the cache from the workers' results
+    assert forked and all(forked) and len(forked) >= 3
+    assert {"SK103", "SK108", "SK202", "AD101"} <= set(codes(alone))

@@ -201,13 +201,15 @@ def _check_name(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
     profile = skill.profile
     value = entry.value
     expected = skill.dir_name
-    set_fix = Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)
+
+    def set_fix() -> Fix:
+        return Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)
     if not isinstance(value, str) or not value.strip():
         shown = "empty" if isinstance(value, str) or value is None else f"a {_type_name(value)}"
         reporter.report(
             "SK107", path, entry.value_span if value is not None else entry.key_span,
             f"'name' must be a non-empty string, not {shown}; write name: {expected}",
-            profile=profile, fixes=[set_fix], data={"expected_name": expected},
+            profile=profile, fixes=[set_fix()], data={"expected_name": expected},
         )
         return
     problem = name_problem(value)
@@ -221,7 +223,7 @@ def _check_name(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
             profile=profile, fixes=fixes, data={"suggestion": suggestion},
         )
     if value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
-        fixes = [set_fix]
+        fixes = [set_fix()]
         if skill.root is not None and name_problem(value) is None and skill.root.prefix == "":
             target = skill.directory.with_name(value)
             if not target.exists():
