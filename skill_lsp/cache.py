@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from . import __version__
 from .config import Config
-from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
+from .index import USER_SKILLS_ENV, Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
 from .model import Finding, Position, Span
 from .pysource import PySource, parse_python
 from .rules.report import Reporter
@@ -248,6 +248,28 @@ class Workers:
             self.pool = None
 
 
+@dataclass
+class Outcome:
+    """What `check` reports of one workspace: every file's findings (configuration applied), the
+    files that could not be read, and the counts of the summary line."""
+
+    results: dict[Path, list[Finding]]
+    unreadable: dict[Path, str]
+    skills: int
+    agents: int
+
+
+Signature = tuple[int, int, int] | None  # size, mtime_ns, ctime_ns; None: not there
+
+
+def _signature(path: str) -> Signature:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns, status.st_ctime_ns
+
+
 class CachedWorkspace(Workspace):
     """A workspace for one `check` run: file analyses come from the cache when still valid."""
 
@@ -256,17 +278,21 @@ class CachedWorkspace(Workspace):
         self.location = location
         key = hashlib.sha256("\0".join(str(folder) for folder in self.folders).encode("utf-8", "surrogatepass"))
         self.cache_file = location / f"{key.hexdigest()[:24]}.pickle" if location is not None else None
+        # the whole run's outcome, reused when nothing it depends on changed (a small file: a warm
+        # run reads it, stats what it lists and prints)
+        self.outcome_file = location / f"{key.hexdigest()[:24]}.outcome.pickle" if location is not None else None
         self.started = time.time_ns()
         self.workers = Workers()
         self.old = Store()
         self.new = Store()
         # something was analysed again, so the cache on disk is out of date
         self.dirty = False
+
+    def build(self) -> Model:
+        # the per-file cache is read only now: a run that reuses its whole outcome never needs it
         if self.cache_file is not None:
             with phase("load cache"):
                 self.old = load(self.cache_file)
-
-    def build(self) -> Model:
         try:
             return super().build()
         finally:
@@ -353,6 +379,75 @@ class CachedWorkspace(Workspace):
                                    facts=facts, load=_loader(job.path))
                 skill.local_findings = list(findings)
                 model.skills[job.path] = skill
+
+    # -- the whole outcome ------------------------------------------------------------
+
+    def _outcome_key(self) -> tuple[object, ...]:
+        # everything outside the files that decides the outcome: the folders, the settings, and where
+        # the user's own skills are looked for
+        return ([str(folder) for folder in self.folders], self.settings, os.environ.get(USER_SKILLS_ENV),
+                os.path.expanduser("~"))
+
+    def cached_outcome(self) -> Outcome | None:
+        """The last run's outcome when every directory, file and path it depended on is as it was:
+        a directory's mtime moves when an entry is added, removed or renamed in it, so an unchanged
+        tree need not be walked again."""
+        if self.outcome_file is None:
+            return None
+        with phase("load outcome"):
+            try:
+                with self.outcome_file.open("rb") as handle:
+                    header, key, paths, signatures, outcome = _Unpickler(handle).load()
+            except Exception:  # missing, corrupt, foreign: run in full
+                return None
+            if header != _header() or key != self._outcome_key() or not isinstance(outcome, Outcome):
+                return None
+        with phase("compare outcome"):
+            if not isinstance(paths, list) or not isinstance(signatures, list) or len(paths) != len(signatures):
+                return None
+            for path, signature in zip(paths, signatures, strict=True):
+                if _signature(path) != signature:
+                    return None
+        return outcome
+
+    def save_outcome(self, model: Model, outcome: Outcome) -> None:
+        """Store the outcome with the signature of everything it was built from; not when any of it
+        changed in the last seconds (a change within the same timestamp tick would go unseen)."""
+        if self.outcome_file is None or self.builder is None:
+            return
+        with phase("save outcome"):
+            paths: set[str] = set(self.builder.consulted)
+            for listing in self._listings.values():
+                paths.update(listing.directories)
+                paths.update(str(path) for path in listing.skill_files + listing.python_files + listing.pyprojects)
+                paths.update(str(path) for path in listing.unreadable)
+            for path in model.skills:
+                paths.add(str(path))
+                paths.add(os.path.dirname(str(path)))
+            for folder in self.folders:
+                paths.add(str(folder))
+            if len(self.new.skills) != len(model.skills):
+                return  # some skill was too recent to store: so is the outcome
+            for record in self.new.skills.values():
+                paths.update(directory for directory, _ in record[8])
+            ordered = sorted(paths)
+            signatures = [_signature(path) for path in ordered]
+            if any(signature is not None and self._recent(signature[1]) for signature in signatures):
+                return
+            try:
+                self.outcome_file.parent.mkdir(parents=True, exist_ok=True)
+                handle, temporary = tempfile.mkstemp(prefix=self.outcome_file.name, suffix=".tmp",
+                                                     dir=self.outcome_file.parent)
+                try:
+                    with os.fdopen(handle, "wb") as out:
+                        pickle.dump((_header(), self._outcome_key(), ordered, signatures, outcome), out,
+                                    protocol=pickle.HIGHEST_PROTOCOL)
+                    os.replace(temporary, self.outcome_file)
+                except BaseException:
+                    os.unlink(temporary)
+                    raise
+            except OSError:
+                pass  # a read-only or full disk: the next run builds in full
 
     @staticmethod
     def _deps_hold(deps: Deps) -> bool:

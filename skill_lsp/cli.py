@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from . import __version__, trace
-from .cache import CachedWorkspace, cache_dir
+from .cache import CachedWorkspace, Outcome, cache_dir
 from .config import Config
 from .disclosure import agent_disclosure, available_skills_xml, options_disclosure, skill_entry
 from .index import Model, Workspace
@@ -133,17 +133,23 @@ def _check(args: argparse.Namespace) -> int:
     findings: list[Finding] = []
     skills = agents = 0
     for workspace, only in _workspaces(args.paths or ["."], cwd, settings, make):
-        model = workspace.build()
-        with trace.phase("rules"):
-            results = run_rules(model, settings)
-        if isinstance(workspace, CachedWorkspace):
-            workspace.save()
-        skills += sum(1 for skill in model.skills.values() if not skill.external)
-        agents += len(model.agents) + len(model.options)
-        for path, items in results.items():
+        outcome = workspace.cached_outcome() if isinstance(workspace, CachedWorkspace) else None
+        if outcome is None:
+            model = workspace.build()
+            with trace.phase("rules"):
+                results = run_rules(model, settings)
+            outcome = Outcome(results, dict(model.unreadable),
+                              sum(1 for skill in model.skills.values() if not skill.external),
+                              len(model.agents) + len(model.options))
+            if isinstance(workspace, CachedWorkspace):
+                workspace.save()
+                workspace.save_outcome(model, outcome)
+        skills += outcome.skills
+        agents += outcome.agents
+        for path, items in outcome.results.items():
             if only is None or path in only:
                 findings += items
-        for path, reason in model.unreadable.items():
+        for path, reason in outcome.unreadable.items():
             if only is None or path in only:
                 print(f"skill-lsp: {path}: {reason}", file=sys.stderr)
     findings.sort(key=Finding.sort_key)

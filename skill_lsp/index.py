@@ -493,10 +493,14 @@ class _Builder:
         self.tables: dict[tuple[Path, ...], dict[str, list[SkillEntry]]] = {}
         self.members: dict[str, list[DeckEntry]] = {}
         self.inline: dict[int, list[DeckEntry]] = {}
+        # what the model depends on beyond the walked tree: paths looked up on disk (check's
+        # cache of whole results compares them next time)
+        self.consulted: set[str] = set()
 
     def exists(self, path: Path) -> bool:
         if str(path) in self.directories:
             return True
+        self.consulted.add(str(path))
         try:
             return path.is_dir()
         except OSError:
@@ -630,9 +634,11 @@ class _Builder:
 
     def list_skill_files(self, root: Path) -> list[tuple[Path, Path]]:
         found = []
+        self.consulted.add(str(root))
         try:
             for child in sorted(root.iterdir()):
                 candidate = child / "SKILL.md"
+                self.consulted.update((str(child), str(candidate)))
                 if candidate.is_file():
                     found.append((candidate, root))
         except OSError:
@@ -644,6 +650,7 @@ class _Builder:
             return self.plugin_names[plugin_dir]
         name = plugin_dir.name
         manifest = plugin_dir / ".claude-plugin" / "plugin.json"
+        self.consulted.add(str(manifest))
         try:
             data = json.loads(read_text(manifest, 1024 * 1024))
             if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"].strip():

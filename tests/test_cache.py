@@ -13,12 +13,16 @@ from .helpers import Project, codes, skill_md
 
 
 def age(root: Path, seconds: float = 60) -> None:
-    """Files written just now are not cached (their mtime may not move on the next write)."""
+    """Files written just now are not cached (their mtime may not move on the next write); nor is a
+    whole outcome that looked into a directory made just now (the tests' empty user skills directory)."""
     past = time.time() - seconds
     for base, dirs, files in os.walk(root):
         for name in dirs + files:
             os.utime(Path(base, name), (past, past))
     os.utime(root, (past, past))
+    user = os.environ.get("SKILL_LSP_USER_SKILLS_DIR")
+    if user and os.path.isdir(user) and not Path(user).is_relative_to(root):
+        age(Path(user), seconds)
 
 
 @pytest.fixture
@@ -121,3 +125,68 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     assert project.check() == alone  # filling the cache from the workers' results
     assert forked and all(forked) and len(forked) >= 3
     assert {"SK103", "SK108", "SK202", "AD101"} <= set(codes(alone))
+
+
+def phases(project: Project, *args: str) -> str:
+    return project.run("check", "--profile", "-q", *args).err
+
+
+def test_an_unchanged_tree_reuses_the_whole_outcome_without_analysing(project: Project, cache: Path) -> None:
+    project.write(FILES)
+    age(project.root)
+    first = project.check()
+    assert "parse skills" in phases(project, "--no-cache")
+    warm = phases(project)
+    assert "compare outcome" in warm and "parse skills" not in warm and "walk" not in warm
+    assert project.check() == first
+
+
+@pytest.mark.parametrize("change", ["content, same size and mtime", "new file beside a skill", "deleted skill",
+                                    "new skill in a new directory", "renamed python file", "settings"])
+def test_any_change_the_outcome_depends_on_is_seen(project: Project, cache: Path, change: str) -> None:
+    project.write(FILES)
+    age(project.root)
+    project.check()
+    args: tuple[str, ...] = ()
+    if change == "content, same size and mtime":
+        path = project.root / ".agentdeck/skills/quote/SKILL.md"
+        status = path.stat()
+        path.write_text(path.read_text().replace("licence", "license"))
+        os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
+        expected = ["AD101", "SK202"]
+    elif change == "new file beside a skill":
+        project.write({".agentdeck/skills/refund/references/guide.md": "# Guide\n"})
+        expected = ["AD101", "SK111"]
+    elif change == "deleted skill":
+        (project.root / ".agentdeck/skills/quote/SKILL.md").unlink()
+        (project.root / ".agentdeck/skills/quote").rmdir()
+        expected = ["AD101", "SK202"]
+    elif change == "new skill in a new directory":
+        project.write({".agentdeck/skills/quot/SKILL.md": skill_md("quot", "Quote.")})
+        expected = ["SK111", "SK202"]
+    elif change == "renamed python file":
+        (project.root / "agents/booking.py").rename(project.root / "agents/booking.txt")
+        expected = ["SK111", "SK202"]
+    else:
+        args = ("--ignore", "SK111")
+        expected = ["AD101", "SK202"]
+    age(project.root)  # old timestamps: only the comparison can tell
+    assert sorted(codes(project.check(*args))) == sorted(expected)
+    assert project.check(*args) == project.check("--no-cache", *args)
+
+
+def test_a_path_looked_up_outside_the_tree_is_watched_too(project: Project, cache: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    user = tmp_path / "user-skills"
+    monkeypatch.setenv("SKILL_LSP_USER_SKILLS_DIR", str(user))
+    project.write({
+        ".claude/skills/local/SKILL.md": skill_md("local", "Local."),
+        "agent.py": 'from claude_agent_sdk import ClaudeAgentOptions\n\n'
+                    'options = ClaudeAgentOptions(skills=["local", "mine"], setting_sources=["user", "project"])\n',
+    })
+    age(project.root)
+    assert "CL103" in codes(project.check())
+    (user / "mine").mkdir(parents=True)
+    (user / "mine" / "SKILL.md").write_text(skill_md("mine", "Mine."))
+    age(user)
+    assert "CL103" not in codes(project.check())
