@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any, TypeVar
+from typing import Any
 
 from . import __version__
 from .config import Config
@@ -183,21 +183,47 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
 
 
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str
-PythonResult = PySource | str  # its parse, or why it could not be read
-# Below this many files a pool's start-up costs more than the second core saves (a Python
-# file costs about twice a SKILL.md).
+# An analysis as a worker sends it: plain tuples, which pickle at C speed (name, name span,
+# first line span, ignores, findings, deps), or why the file could not be read.
+Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps] | str
+Job = tuple[SkillJob, Config, bool]  # the skill, its configuration, whether its deps are wanted
+# Below this many files a pool's start-up costs more than the second core saves.
 PARALLEL_FROM = 1000
-PARALLEL_PYTHON_FROM = 400
 # Work is handed out in chunks, several per process, so that a process that drew slow files
-# does not leave the other idle at the end; results come back in order.
+# does not leave the other idle at the end.
 CHUNKS_PER_WORKER = 4
 
 
-def _analyse_chunk(misses: list[tuple[SkillJob, Config, bool]]) -> list[Analysis]:
-    return [analyse_skill(job, config, with_deps) for job, config, with_deps in misses]
+def _pack(result: Analysis) -> Packed:
+    if isinstance(result, str):
+        return result
+    facts, findings, deps = result
+    name_span = _raw(facts.name_span) if facts.name_span is not None else None
+    return facts.name, name_span, _raw(facts.first_line), facts.ignores, findings, deps
 
 
-def parse_python_file(path: Path) -> PythonResult:
+def _unpack(packed: Packed) -> Analysis:
+    if isinstance(packed, str):
+        return packed
+    name, name_span, first_line, ignores, findings, deps = packed
+    return SkillFacts(name, _span(name_span) if name_span is not None else None, _span(first_line), ignores), findings, deps
+
+
+# The jobs a forked worker reads from the memory it was forked with: set just before the fork,
+# so that only two numbers per chunk travel to a worker, not thousands of paths.
+_SHARED: list[Job] = []
+
+
+def _analyse_shared(bounds: tuple[int, int]) -> list[Packed]:
+    return [_pack(analyse_skill(*_SHARED[index])) for index in range(*bounds)]
+
+
+def _analyse_sent(jobs: list[Job]) -> list[Packed]:
+    return [_pack(analyse_skill(*job)) for job in jobs]
+
+
+def parse_python_file(path: Path) -> PySource | str:
+    """A Python file's parse, or why it could not be read."""
     try:
         text = read_text(path)
     except FileTooLarge as error:
@@ -207,45 +233,90 @@ def parse_python_file(path: Path) -> PythonResult:
     return parse_python(text, PurePath(path))
 
 
-def _parse_chunk(paths: list[Path]) -> list[PythonResult]:
-    return [parse_python_file(path) for path in paths]
-
-
-T = TypeVar("T")
-R = TypeVar("R")
-
-
 class Workers:
-    """Forked processes (one per core) that analyse files while the main process waits: on Linux
-    a fork shares the loaded modules, so a worker starts in milliseconds; a spawned interpreter
-    would not pay. Anywhere else, or on one core, or for a small batch, the work runs in-process."""
+    """Forked processes, one per core, that analyse SKILL.md files while the main process goes on
+    (it parses the Python files meanwhile): on Linux a fork shares the loaded modules and the job
+    list, so a worker starts in milliseconds; a spawned interpreter would not pay. Anywhere else,
+    on one core or for a small batch the work runs in-process."""
 
     def __init__(self) -> None:
         self.pool: Any = None
-        self.broken = sys.platform != "linux" or (os.cpu_count() or 1) < 2
+        self.count = min(os.cpu_count() or 1, 4)
+        self.usable = sys.platform == "linux" and self.count >= 2
 
-    def map(self, function: Callable[[list[T]], list[R]], items: list[T], minimum: int = PARALLEL_FROM) -> list[R]:
-        if len(items) < minimum or self.broken:
-            return function(items)
-        workers = min(os.cpu_count() or 2, 4)
-        size = max(1, -(-len(items) // (workers * CHUNKS_PER_WORKER)))
-        chunks = [items[start : start + size] for start in range(0, len(items), size)]
+    def start(self, shared: list[Job]) -> bool:
+        """Fork the workers now, sharing `shared`; False when there are none to be had."""
+        global _SHARED
+        if not self.usable:
+            return False
+        if self.pool is not None:
+            return True
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        _SHARED = shared
         try:
-            if self.pool is None:
-                import multiprocessing
-                from concurrent.futures import ProcessPoolExecutor
-
-                self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
-            return [result for chunk in self.pool.map(function, chunks) for result in chunk]
-        except (OSError, RuntimeError, pickle.PicklingError, EOFError):  # no fork here after all: do it alone
+            self.pool = ProcessPoolExecutor(max_workers=self.count, mp_context=multiprocessing.get_context("fork"))
+            # fork every worker now, while _SHARED holds the jobs
+            for future in [self.pool.submit(os.getpid) for _ in range(self.count)]:
+                future.result()
+        except (OSError, RuntimeError):
             self.close()
-            self.broken = True
-            return function(items)
+            self.usable = False
+            return False
+        finally:
+            _SHARED = []  # the main process keeps no second reference
+        return True
+
+    def chunks(self, total: int) -> list[tuple[int, int]]:
+        size = max(1, -(-total // (self.count * CHUNKS_PER_WORKER)))
+        return [(start, min(start + size, total)) for start in range(0, total, size)]
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+
+
+class Batch:
+    """Analyses in flight in the workers (or done at once in-process), collected on demand."""
+
+    def __init__(self, workers: Workers, jobs: list[Job], shared: bool) -> None:
+        self.jobs = jobs
+        self.futures: list[tuple[tuple[int, int], Any]] = []
+        self.done: list[Packed] | None = None
+        if workers.pool is not None:
+            for bounds in workers.chunks(len(jobs)):
+                if shared:
+                    future = workers.pool.submit(_analyse_shared, bounds)
+                else:
+                    future = workers.pool.submit(_analyse_sent, jobs[bounds[0] : bounds[1]])
+                self.futures.append((bounds, future))
+        else:
+            self.done = _analyse_sent(jobs)
+
+    def results(self) -> list[Analysis]:
+        if self.done is None:
+            done: list[Packed] = []
+            for bounds, future in self.futures:
+                try:
+                    done += future.result()
+                except Exception:  # a worker died (killed, out of memory): do its part here
+                    done += _analyse_sent(self.jobs[bounds[0] : bounds[1]])
+            self.done = done
+        return [_unpack(packed) for packed in self.done]
+
+
+def _same_job(early: Job, final: Job) -> bool:
+    """Whether an early analysis holds for the final job: same file, place, profile and configuration."""
+    (job, config, deps), (other, other_config, other_deps) = early, final
+    if job.root is None or other.root is None:
+        same_root = job.root is other.root
+    else:
+        same_root = job.root.path == other.root.path and job.root.prefix == other.root.prefix
+    return (same_root and job.path == other.path and job.profile == other.profile and job.misnamed == other.misnamed
+            and job.external == other.external and deps == other_deps
+            and (config is other_config or config == other_config))
 
 
 @dataclass
@@ -283,6 +354,8 @@ class CachedWorkspace(Workspace):
         self.outcome_file = location / f"{key.hexdigest()[:24]}.outcome.pickle" if location is not None else None
         self.started = time.time_ns()
         self.workers = Workers()
+        # analyses started before the final jobs were known (see prepare)
+        self.early: Batch | None = None
         self.old = Store()
         self.new = Store()
         # something was analysed again, so the cache on disk is out of date
@@ -297,6 +370,18 @@ class CachedWorkspace(Workspace):
             return super().build()
         finally:
             self.workers.close()
+            self.early = None
+
+    def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
+        """A cold run of a large workspace: the workers start on the skills whose place is already
+        known while this process reads the Python files (load_skills checks each against its final job)."""
+        if len(skill_paths) < PARALLEL_FROM or self.old.skills or not self.workers.usable:
+            return
+        with phase("start workers"):
+            jobs = [(job, model.config_for(job.path, self.settings), self.cache_file is not None)
+                    for job in self.speculative_jobs(model, skill_paths, directories)]
+            if len(jobs) >= PARALLEL_FROM and self.workers.start(jobs):
+                self.early = Batch(self.workers, jobs, shared=True)
 
     def _recent(self, mtime_ns: int | None) -> bool:
         return mtime_ns is not None and mtime_ns > self.started - int(RACY_SECONDS * 1e9)
@@ -316,7 +401,8 @@ class CachedWorkspace(Workspace):
             misses = [path for path, _, _, source in placed if source is None]
             if misses:
                 self.dirty = True
-            parsed = dict(zip(misses, self.workers.map(_parse_chunk, misses, PARALLEL_PYTHON_FROM), strict=True))
+            # here, not in the workers: a parse costs about what pickling it back would
+            parsed = {path: parse_python_file(path) for path in misses}
             for path, folder, stamp, known_source in placed:
                 result = known_source if known_source is not None else parsed[path]
                 if isinstance(result, str):  # skipped, and the CLI says why
@@ -358,7 +444,7 @@ class CachedWorkspace(Workspace):
                 placed.append((job, stamp, indexes[1], record))
             if misses:
                 self.dirty = True
-            analysed = dict(zip((job.path for job, _, _ in misses), self.workers.map(_analyse_chunk, misses), strict=True))
+            analysed = self._analyse(misses)
             for job, stamp, context_index, record in placed:
                 facts: SkillFacts
                 if record is not None:
@@ -379,6 +465,26 @@ class CachedWorkspace(Workspace):
                                    facts=facts, load=_loader(job.path))
                 skill.local_findings = list(findings)
                 model.skills[job.path] = skill
+
+    def _analyse(self, misses: list[Job]) -> dict[Path, Analysis]:
+        """The misses' analyses: those the workers started early for the same job, the rest now."""
+        analysed: dict[Path, Analysis] = {}
+        rest = misses
+        if self.early is not None:
+            early = {job[0].path: (job, result) for job, result in zip(self.early.jobs, self.early.results(), strict=True)}
+            rest = []
+            for job in misses:
+                known = early.get(job[0].path)
+                if known is not None and _same_job(known[0], job):
+                    analysed[job[0].path] = known[1]
+                else:
+                    rest.append(job)
+        if rest:
+            if len(rest) >= PARALLEL_FROM:
+                self.workers.start([])
+            batch = Batch(self.workers, rest, shared=False)
+            analysed.update(zip((job.path for job, _, _ in rest), batch.results(), strict=True))
+        return analysed
 
     # -- the whole outcome ------------------------------------------------------------
 

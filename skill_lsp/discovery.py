@@ -101,18 +101,21 @@ def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
         for entry in children:
             name = entry.name
             try:
+                # one type test for the common cases (a plain directory or file); links are rarer
+                if entry.is_dir(follow_symlinks=False):
+                    if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
+                        continue
+                    stack.append((entry.path, real + os.sep + name))
+                    continue
                 if entry.is_symlink():
                     target = os.path.realpath(entry.path)
                     if target != real_root and not target.startswith(real_prefix):
                         continue  # never follow a link out of the workspace
-                    child_real = target
-                else:
-                    child_real = real + os.sep + name
-                if entry.is_dir():
-                    if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
+                    if entry.is_dir():
+                        if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
+                            continue
+                        stack.append((entry.path, target))
                         continue
-                    stack.append((entry.path, child_real))
-                    continue
                 if not entry.is_file():
                     continue
             except OSError:

@@ -392,12 +392,25 @@ class Workspace:
             elif path.suffix == ".py":
                 python_paths.append((path, folder))
 
+        self.prepare(model, skill_paths, directories)
         self.load_pythons(model, python_paths)
         with phase("build model"):
             self.builder = _Builder(self, model, directories)
             self.builder.run(skill_paths)
         self.model = model
         return model
+
+    def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
+        """Called once the tree is walked and before any file is read (check starts work early here)."""
+
+    def speculative_jobs(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> list[SkillJob]:
+        """The jobs of the skills under roots that code is unlikely to claim (configured roots and the
+        conventional .agentdeck, .claude, .agents and .github ones), placed as they will be unless a
+        Deck or plugin in the Python files says otherwise: load_skills gets the final jobs to compare."""
+        builder = _Builder(self, Model(folders=model.folders, configs=model.configs), directories)
+        builder.base_roots(skill_paths)
+        return [job for job in builder.make_jobs(skill_paths, [])
+                if job.root is not None and job.root.origin in ("config", "agentdeck", "claude", "spec")]
 
     def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
         """Parse each Python file; those that make a call we know enter the model."""
@@ -540,36 +553,7 @@ class _Builder:
 
     def run(self, skill_paths: list[tuple[Path, Path]]) -> None:
         model = self.model
-        # 1. roots from configuration
-        base = self.workspace.settings
-        for loaded in model.configs.values():
-            for setting in loaded.config.roots:
-                self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
-        for setting in base.roots:
-            self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
-
-        # 2. roots by convention, from where SKILL.md files are (each root directory looked at once)
-        seen_dirs: set[str] = set()
-        for path, _ in skill_paths:
-            root_text = os.path.dirname(os.path.dirname(str(path)))
-            if root_text in seen_dirs:
-                continue
-            seen_dirs.add(root_text)
-            root_dir = path.parent.parent
-            parent = root_dir.parent.name
-            if root_dir.name == "skills":
-                if parent == ".agentdeck":
-                    self.add_root(Root(root_dir, Profile.AGENTDECK, "agentdeck"))
-                elif parent == ".claude":
-                    self.add_root(Root(root_dir, Profile.CLAUDE, "claude"))
-                elif parent in (".agents", ".github"):
-                    self.add_root(Root(root_dir, Profile.SPEC, "spec"))
-                elif self.exists(root_dir.parent / ".claude-plugin"):
-                    name = self.plugin_name(root_dir.parent)
-                    self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
-                else:
-                    self.add_root(Root(root_dir, Profile.SPEC, "collection"))
-
+        self.base_roots(skill_paths)
         # 3. roots and registries from code
         for entry in model.pythons.values():
             for call in entry.source.calls:
@@ -594,25 +578,8 @@ class _Builder:
                     plugin_skills += self.list_skill_files(root.path)
 
         # 4. skills
-        known_paths = {path for path, _ in skill_paths}
-        folders = model.folders
-        jobs: dict[Path, SkillJob] = {}
-        # the root of each root directory, by its text: a Path per skill would cost more than the lookup
-        roots_by_text = {str(root_path): root for root_path, root in model.roots.items()}
-        folder_texts = {folder: str(folder) for folder in folders}
-        for path, folder in skill_paths + user_skills + plugin_skills:
-            if path in jobs:
-                continue
-            text = str(path)
-            directory, name = os.path.split(text)
-            if name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
-                continue  # a stray lowercase copy beside the real file
-            owner = roots_by_text.get(os.path.dirname(directory))
-            folder_text = folder_texts.get(folder)
-            external = not (folder_text is not None and within(text, folder_text)) and not any(
-                within(text, f) for f in folder_texts.values())
-            jobs[path] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
-        self.workspace.load_skills(model, list(jobs.values()))
+        jobs = self.make_jobs(skill_paths, user_skills + plugin_skills)
+        self.workspace.load_skills(model, jobs)
 
         # 5. registries
         by_root: dict[Path, list[SkillEntry]] = {}
@@ -631,6 +598,61 @@ class _Builder:
         for entry, call in options_calls:
             model.options.append(OptionsEntry(entry.path, call, entry.folder, self.claude_registry(entry, call, user_dir)))
         self.index_listings()
+
+    def base_roots(self, skill_paths: list[tuple[Path, Path]]) -> None:
+        """1. roots from configuration; 2. roots by convention, from where SKILL.md files are."""
+        model = self.model
+        base = self.workspace.settings
+        for loaded in model.configs.values():
+            for setting in loaded.config.roots:
+                self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
+        for setting in base.roots:
+            self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
+
+        # roots by convention, from where SKILL.md files are (each root directory looked at once)
+        seen_dirs: set[str] = set()
+        for path, _ in skill_paths:
+            root_text = os.path.dirname(os.path.dirname(str(path)))
+            if root_text in seen_dirs:
+                continue
+            seen_dirs.add(root_text)
+            root_dir = path.parent.parent
+            parent = root_dir.parent.name
+            if root_dir.name == "skills":
+                if parent == ".agentdeck":
+                    self.add_root(Root(root_dir, Profile.AGENTDECK, "agentdeck"))
+                elif parent == ".claude":
+                    self.add_root(Root(root_dir, Profile.CLAUDE, "claude"))
+                elif parent in (".agents", ".github"):
+                    self.add_root(Root(root_dir, Profile.SPEC, "spec"))
+                elif self.exists(root_dir.parent / ".claude-plugin"):
+                    name = self.plugin_name(root_dir.parent)
+                    self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
+                else:
+                    self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+
+    def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
+        """Each SKILL.md placed: the root that owns it decides its profile."""
+        model = self.model
+        known_paths = {path for path, _ in skill_paths}
+        folders = model.folders
+        jobs: dict[Path, SkillJob] = {}
+        # the root of each root directory, by its text: a Path per skill would cost more than the lookup
+        roots_by_text = {str(root_path): root for root_path, root in model.roots.items()}
+        folder_texts = {folder: str(folder) for folder in folders}
+        for path, folder in skill_paths + outside:
+            if path in jobs:
+                continue
+            text = str(path)
+            directory, name = os.path.split(text)
+            if name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
+                continue  # a stray lowercase copy beside the real file
+            owner = roots_by_text.get(os.path.dirname(directory))
+            folder_text = folder_texts.get(folder)
+            external = not (folder_text is not None and within(text, folder_text)) and not any(
+                within(text, f) for f in folder_texts.values())
+            jobs[path] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
+        return list(jobs.values())
 
     def list_skill_files(self, root: Path) -> list[tuple[Path, Path]]:
         found = []
