@@ -135,7 +135,8 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         skill = resolve_listing(owner, name)
         if skill is not None:
             return skill_hover(model, skill, isinstance(owner, OptionsEntry))
-        near = closest(name, known_names(owner))
+        registries = registries_of(owner) if owner is not None else []
+        near = registries[0].skills.index().closest(name) if len(registries) == 1 else closest(name, known_names(owner))
         text = f"**unknown skill** `{name}` — no skill this agent can load has that name."
         if near:
             text += "\n\nClosest known: " + ", ".join(f"`{n}`" for n in near)

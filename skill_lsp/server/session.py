@@ -40,6 +40,8 @@ class Session:
         self.workspace = Workspace(folders, self.settings.config)
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
+        # the files with an unknown-name finding (a renamed skill may change its "did you mean")
+        self.suggesting: set[Path] = set()
         self.dir_cache: DirCache = {}
         self.generation = 0
         # open documents' versions, as of the text in the overlays
@@ -67,6 +69,7 @@ class Session:
         changed = _diff(self.findings, fresh)
         self.model = model
         self.findings = fresh
+        self.suggesting = {path for path, findings in fresh.items() if _suggests(findings)}
         self.generation += 1
         # skipped files (unreadable, too large) are named once in the log (the editor's output panel)
         for path, reason in model.unreadable.items():
@@ -141,6 +144,10 @@ class Session:
                     self.findings[target] = fresh
                 else:
                     self.findings.pop(target, None)
+                if _suggests(fresh):
+                    self.suggesting.add(target)
+                else:
+                    self.suggesting.discard(target)
         self.generation += 1
         return changed
 
@@ -177,14 +184,13 @@ class Session:
     def _suggesting(self, old_key: str, new_key: str) -> set[Path]:
         """Files whose unknown-name findings suggest the old name, or may now suggest the new one."""
         found: set[Path] = set()
-        for target, findings in self.findings.items():
-            for finding in findings:
-                if finding.code not in ("AD101", "CL103"):
-                    continue
+        new = new_key.lower()
+        for target in self.suggesting:
+            for finding in self.findings.get(target, []):
                 name = finding.data.get("name")
                 near = finding.data.get("closest")
-                if (isinstance(near, list) and old_key in near) or (
-                        isinstance(name, str) and difflib.SequenceMatcher(None, name.lower(), new_key.lower()).ratio() >= 0.6):
+                if finding.code in _UNKNOWN_NAME and isinstance(name, str) and isinstance(near, list) and (
+                        old_key in near or _may_suggest(name.lower(), new, near)):
                     found.add(target)
         return found
 
@@ -231,6 +237,32 @@ class Session:
             return model.skills[path].file
         text = self.text(path)
         return parse_skill(text) if text is not None else None
+
+
+_UNKNOWN_NAME = ("AD101", "CL103")
+
+
+def _suggests(findings: list[Finding]) -> bool:
+    return any(finding.code in _UNKNOWN_NAME for finding in findings)
+
+
+def _may_suggest(word: str, new: str, near: list[object]) -> bool:
+    """Whether a name lowered to new can enter the "did you mean" list near of word (lowered): it is
+    difflib's best three at a ratio of at least 0.6, ties going to the greater name."""
+    matcher = difflib.SequenceMatcher(None, new, word)
+    if matcher.real_quick_ratio() < 0.6 or matcher.quick_ratio() < 0.6:
+        return False
+    score = matcher.ratio()
+    if score < 0.6:
+        return False
+    if len(near) < _SUGGESTED or not isinstance(near[-1], str):
+        return True
+    last = near[-1].lower()
+    # as good as the last one offered (>=: a name that differs from it only in case may replace it)
+    return (score, new) >= (difflib.SequenceMatcher(None, last, word).ratio(), last)
+
+
+_SUGGESTED = 3  # names offered by AD101 / CL103
 
 
 def _diff(old: dict[Path, list[Finding]], new: dict[Path, list[Finding]]) -> set[Path]:
