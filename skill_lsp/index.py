@@ -122,11 +122,18 @@ class SkillTable(dict[str, list[SkillEntry]]):
     """A registry's skills by key (registries over the same roots share one), with an index of its
     keys for "did you mean", built on first use and kept up to date as keys come and go."""
 
-    __slots__ = ("_index",)
+    __slots__ = ("_index", "_sorted")
 
     def __init__(self) -> None:
         super().__init__()
         self._index: NameIndex | None = None
+        self._sorted: list[str] | None = None
+
+    def sorted_keys(self) -> list[str]:
+        """The keys in order (kept until a key comes or goes: do not modify)."""
+        if self._sorted is None:
+            self._sorted = sorted(self)
+        return self._sorted
 
     def index(self) -> NameIndex:
         if self._index is None:
@@ -138,12 +145,14 @@ class SkillTable(dict[str, list[SkillEntry]]):
         found = self.get(key)
         if found is None:
             found = self[key] = []
+            self._sorted = None
             if self._index is not None:
                 self._index.add(key)
         return found
 
     def drop(self, key: str) -> None:
         del self[key]
+        self._sorted = None
         if self._index is not None:
             self._index.discard(key)
 
@@ -166,7 +175,7 @@ class Registry:
         return found[0] if found else None
 
     def names(self) -> list[str]:
-        return sorted(self.skills)
+        return list(self.skills.sorted_keys())
 
 
 class SkillJob(NamedTuple):

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -595,7 +595,8 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
 # -- completion -------------------------------------------------------------------------------
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", ":", "-"]))
+@server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=['"', "'", ":", "-"], resolve_provider=True))
 async def completion(ls: SkillLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
     request = await request_context(ls, params.text_document.uri, params.position)
     session = ls.session
@@ -607,44 +608,79 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
         return _frontmatter_completion(ls, model, path, text, lines, position)
     if path.suffix != ".py":
         return None
-    source = features.python_source_for(text, path)
+    source = await ls.run(session.python_source, path, text)
     context = features.skill_string_context(text, position, source)
     if context is None:
         return None
     registries, claude = features.completion_registries(model, path, context, text)
+    candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))
+    # the documentation (a hover per name) waits for completionItem/resolve when the client asks for it
+    lazy = "documentation" in (ls.capability("text_document", "completion", "completion_item", "resolve_support",
+                                             "properties") or ())
     items: list[types.CompletionItem] = []
-    seen: set[str] = set()
-    candidates: list[tuple[str, Registry]] = []
-    for registry in registries:
-        for name in registry.names():
-            if name in seen or (name in context.listed and name != context.prefix):
-                continue
-            seen.add(name)
-            candidates.append((name, registry))
-    # a registry of thousands: the names that start with what is typed (then contain it), at most
-    # COMPLETION_LIMIT of them, and the client asks again as the user types
-    incomplete = len(candidates) > COMPLETION_LIMIT
-    if incomplete:
-        typed = (context.prefix or "").lower()
-        starting = [entry for entry in candidates if entry[0].lower().startswith(typed)]
-        containing = [entry for entry in candidates if typed in entry[0].lower() and not entry[0].lower().startswith(typed)]
-        candidates = (starting + containing)[:COMPLETION_LIMIT]
-    for name, registry in candidates:
-        skill = registry.lookup(name)
-        assert skill is not None
+    for name, skill in candidates:
         description = skill.description or ""
         items.append(types.CompletionItem(
             label=name,
             kind=types.CompletionItemKind.Module,
             detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
-            documentation=_markdown(features.skill_hover(model, skill, claude)),
+            documentation=None if lazy else _markdown(features.skill_hover(model, skill, claude)),
             text_edit=types.TextEdit(range=replace, new_text=name),
             filter_text=name,
             sort_text=name,
             label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
+            data={"skill": str(skill.path), "claude": claude} if lazy else None,
         ))
     return types.CompletionList(is_incomplete=incomplete, items=items)
+
+
+def _completion_candidates(registries: list[Registry], prefix: str, listed: set[str]) -> tuple[list[tuple[str, SkillEntry]], bool]:
+    """The names to offer, in order (registry by registry, sorted), each with the skill it names, and
+    whether the list is incomplete: a registry of thousands offers the names that start with what is
+    typed (then those containing it), at most COMPLETION_LIMIT of them, and the client asks again as
+    the user types."""
+
+    def offered() -> Iterator[tuple[str, SkillEntry]]:
+        seen: set[str] = set()
+        for registry in registries:
+            for name in registry.skills.sorted_keys():
+                if name not in seen and (name not in listed or name == prefix):
+                    seen.add(name)
+                    yield name, registry.skills[name][0]
+
+    hidden = {name for name in listed if name != prefix}
+    if len(registries) == 1:
+        total = len(registries[0].skills) - sum(1 for name in hidden if name in registries[0].skills)
+    else:
+        total = len(set().union(*(registry.skills.keys() for registry in registries)) - hidden)
+    if total <= COMPLETION_LIMIT:
+        return list(offered()), False
+    typed = prefix.lower()
+    starting: list[tuple[str, SkillEntry]] = []
+    containing: list[tuple[str, SkillEntry]] = []
+    for name, skill in offered():
+        lowered = name.lower()
+        if lowered.startswith(typed):
+            starting.append((name, skill))
+            if len(starting) == COMPLETION_LIMIT:
+                break  # the names that start with it come first
+        elif typed in lowered and len(containing) < COMPLETION_LIMIT:
+            containing.append((name, skill))
+    return (starting + containing)[:COMPLETION_LIMIT], True
+
+
+@server.feature(types.COMPLETION_ITEM_RESOLVE)
+async def completion_resolve(ls: SkillLanguageServer, item: types.CompletionItem) -> types.CompletionItem:
+    """The documentation of a skill name offered by completion: its hover."""
+    model = ls.model()
+    data = item.data
+    if model is None or not isinstance(data, dict) or not isinstance(data.get("skill"), str):
+        return item
+    skill = model.skills.get(Path(data["skill"]))
+    if skill is not None:
+        item.documentation = _markdown(features.skill_hover(model, skill, data.get("claude") is True))
+    return item
 
 
 def _frontmatter_completion(

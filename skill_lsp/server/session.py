@@ -231,6 +231,12 @@ class Session:
         except Exception:  # FileTooLarge and friends: no text to offer
             return None
 
+    def python_source(self, path: Path, text: str) -> PySource:
+        """text's parse, the one the analysis made when it is the text analysed."""
+        source = self.workspace._parse(path, text, python=True)
+        assert isinstance(source, PySource)
+        return source
+
     def skill_file(self, path: Path) -> SkillFile | None:
         model = self.model
         if model is not None and path in model.skills:
