@@ -221,7 +221,8 @@ class Session:
     def text(self, path: Path) -> str | None:
         """An open buffer, or a file of the workspace (or one the model read); never another file a
         request names, such as file:///etc/passwd."""
-        known = path in self.workspace.overlays or (self.model is not None and path in self.model.skills)
+        model = self.model
+        known = path in self.workspace.overlays or (model is not None and (path in model.skills or path in model.pythons))
         if not known and not inside_workspace(path, self.folders):
             return None
         try:
