@@ -722,8 +722,8 @@ def _frontmatter_completion(
 
 def _skill_location(ls: SkillLanguageServer, skill: SkillEntry) -> types.Location:
     lines = ls.lines_for(skill.path)
-    entry = skill.file.fields.get("name")
-    span = entry.value_span if entry is not None else skill.file.line_span(0)
+    # from the facts: workspace symbols place a thousand skills, without reading their parses
+    span = skill.facts.name_span or skill.facts.first_line
     rng = lines.range(ls.codec, span) if lines is not None else types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     return types.Location(uri=uri_of(skill.path), range=rng)

@@ -10,17 +10,20 @@ import difflib
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cache import Deps, analyse_skill
 from ..config import Config
 from ..discovery import inside_workspace, is_skill_filename, within
-from ..index import Model, Workspace
-from ..model import Finding
+from ..index import Model, Root, SkillEntry, SkillFacts, SkillJob, Workspace
+from ..model import Finding, Profile
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge
+from ..trace import phase
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -34,15 +37,112 @@ class Settings:
     config: Config = field(default_factory=Config)
 
 
+# what a SKILL.md's own findings depend on besides its file: its root, profile, file name, place, configuration
+_Context = tuple[Root | None, Profile, bool, bool, Config]
+
+
+@dataclass
+class _Analysis:
+    """A SKILL.md's own analysis, valid while its file (size, mtime), its context and the directories
+    its rules looked into are unchanged."""
+
+    stamp: tuple[int, int] | None
+    context: _Context
+    facts: SkillFacts
+    findings: list[Finding]
+    deps: Deps
+
+
+class ServerWorkspace(Workspace):
+    """The server's files. A SKILL.md that is not open keeps only its facts and the findings of its own
+    rules, as `check`'s cache does (the same analysis, cache.analyse_skill): its parse is dropped once
+    analysed and read again when a feature needs it, so 10,000 skills do not hold 10,000 parses. The
+    analyses serve the next models while still valid."""
+
+    def __init__(self, folders: list[Path], settings: Config) -> None:
+        super().__init__(folders, settings)
+        self._analyses: dict[Path, _Analysis] = {}
+
+    def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+        with phase("parse skills"):
+            for job in jobs:
+                if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
+                    self._load_skills(model, [job])
+                    continue
+                context: _Context = (job.root, job.profile, job.misnamed, job.external,
+                                     model.config_for(job.path, self.settings))
+                stamp = _stamp(job.path)
+                known = self._analyses.get(job.path)
+                if known is None or known.stamp != stamp or known.context != context or not _deps_hold(known.deps):
+                    result = analyse_skill(job, context[4])
+                    if isinstance(result, str):
+                        self._analyses.pop(job.path, None)
+                        model.unreadable[job.path] = result
+                        continue
+                    known = _Analysis(stamp, context, *result)
+                    if _settled(known):
+                        self._analyses[job.path] = known
+                    else:  # changed within the clock's granularity: a later change may not move its mtime
+                        self._analyses.pop(job.path, None)
+                skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
+                                   facts=known.facts, load=self._loader(job.path))
+                skill.local_findings = list(known.findings)
+                model.skills[job.path] = skill
+
+    def _loader(self, path: Path) -> Callable[[], SkillFile]:
+        def load() -> SkillFile:
+            try:
+                return parse_skill(self.text_of(path))
+            except (OSError, FileTooLarge):
+                return parse_skill("")
+
+        return load
+
+    def forget(self, path: Path) -> None:
+        super().forget(path)
+        self._analyses.pop(path, None)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
+
+
+# as `check`'s cache: an analysis is kept only for files and directories unchanged for this long
+RACY_SECONDS = 2.0
+
+
+def _settled(analysis: _Analysis) -> bool:
+    limit = time.time_ns() - int(RACY_SECONDS * 1e9)
+    mtimes = [mtime for _, mtime in analysis.deps]
+    if analysis.stamp is not None:
+        mtimes.append(analysis.stamp[1])
+    return all(mtime is not None and mtime < limit for mtime in mtimes)
+
+
+def _deps_hold(deps: Deps) -> bool:
+    for directory, mtime in deps:
+        try:
+            now: int | None = os.stat(directory).st_mtime_ns
+        except OSError:
+            now = None
+        if now != mtime:
+            return False
+    return True
+
+
 class Session:
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.workspace = Workspace(folders, self.settings.config)
+        self.dir_cache: DirCache = {}
+        self.workspace = ServerWorkspace(folders, self.settings.config)
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
         # the files with an unknown-name finding (a renamed skill may change its "did you mean")
         self.suggesting: set[Path] = set()
-        self.dir_cache: DirCache = {}
         self.generation = 0
         # open documents' versions, as of the text in the overlays
         self.versions: dict[Path, int | None] = {}
@@ -205,14 +305,14 @@ class Session:
 
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
-        self.workspace = Workspace(folders, self.settings.config)
+        self.workspace = ServerWorkspace(folders, self.settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
     def set_settings(self, settings: Settings) -> set[Path]:
         self.settings = settings
         overlays = self.workspace.overlays
-        self.workspace = Workspace(self.workspace.folders, settings.config)
+        self.workspace = ServerWorkspace(self.workspace.folders, settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
