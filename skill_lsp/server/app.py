@@ -615,9 +615,13 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     registries, claude = features.completion_registries(model, path, context, text)
     candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))
-    # the documentation (a hover per name) waits for completionItem/resolve when the client asks for it
-    lazy = "documentation" in (ls.capability("text_document", "completion", "completion_item", "resolve_support",
-                                             "properties") or ())
+    # A hundred items are mostly serialisation: each carries only what differs from the defaults (the
+    # label is the filter and sort text, and the edit's range is the list's default when the client
+    # takes one). The documentation (the skill's hover) comes with completionItem/resolve; a client
+    # that does not say it resolves documentation gets the description inline.
+    capabilities = ls.capability("text_document", "completion")
+    resolves = "documentation" in (_get(capabilities, "completion_item", "resolve_support", "properties") or ())
+    shared_range = "editRange" in (_get(capabilities, "completion_list", "item_defaults") or ())
     items: list[types.CompletionItem] = []
     for name, skill in candidates:
         description = skill.description or ""
@@ -625,14 +629,19 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
             label=name,
             kind=types.CompletionItemKind.Module,
             detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
-            documentation=None if lazy else _markdown(features.skill_hover(model, skill, claude)),
-            text_edit=types.TextEdit(range=replace, new_text=name),
-            filter_text=name,
-            sort_text=name,
+            documentation=None if resolves or not description else _markdown(description),
+            text_edit=None if shared_range else types.TextEdit(range=replace, new_text=name),
             label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
-            data={"skill": str(skill.path), "claude": claude} if lazy else None,
+            data={"skill": str(skill.path), "claude": claude},
         ))
-    return types.CompletionList(is_incomplete=incomplete, items=items)
+    defaults = types.CompletionItemDefaults(edit_range=replace) if shared_range else None
+    return types.CompletionList(is_incomplete=incomplete, items=items, item_defaults=defaults)
+
+
+def _get(value: Any, *names: str) -> Any:
+    for name in names:
+        value = getattr(value, name, None)
+    return value
 
 
 def _completion_candidates(registries: list[Registry], prefix: str, listed: set[str]) -> tuple[list[tuple[str, SkillEntry]], bool]:

@@ -66,7 +66,11 @@ async def test_documentation_is_resolved_when_the_client_can(client: LanguageCli
     can_resolve = "documentation" in (client.capabilities.text_document.completion.completion_item.resolve_support.properties)  # type: ignore[union-attr]
     if can_resolve:
         assert item.documentation is None
-        item = await client.completion_item_resolve_async(item)
-    assert isinstance(item.documentation, types.MarkupContent)
-    assert "Does task 3." in item.documentation.value
+    else:  # the description, inline
+        assert isinstance(item.documentation, types.MarkupContent) and item.documentation.value == "Does task 3."
     assert item.label_details is not None and item.label_details.description == "Does task 3."
+    # any client may resolve an item: its documentation is then the skill's hover
+    item = await client.completion_item_resolve_async(item)
+    assert isinstance(item.documentation, types.MarkupContent)
+    assert "**summarize-text-003** — agentdeck skill" in item.documentation.value
+    assert "Does task 3." in item.documentation.value
