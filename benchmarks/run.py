@@ -3,6 +3,7 @@
     python benchmarks/run.py                      # 1k, 10k and 50k skills
     python benchmarks/run.py --sizes 1000,10000   # chosen sizes
     python benchmarks/run.py --quick              # a small smoke run (seconds)
+    python benchmarks/run.py --figures 3,4,5,6    # only some figures (here: the server's)
 
 Prints a table, writes benchmarks/out/results.{json,md} and a chart
 (benchmarks/out/benchmark.png; `--chart docs/benchmark.png` for the README's).
@@ -387,11 +388,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "out", help="corpora, caches and results")
     parser.add_argument("--chart", type=Path, help="where to write the chart (default OUT/benchmark.png)")
     parser.add_argument("--no-skills-ref", action="store_true", help="skip figure 7")
+    parser.add_argument("--figures", default="1,2,3,4,5,6,7",
+                        help="comma-separated figures to measure (1-2 and 7 run check, 3-6 the server; 6 needs either)")
     args = parser.parse_args(argv)
     sizes = [200] if args.quick else [int(part) for part in args.sizes.split(",") if part.strip()]
     repeat = 1 if args.quick else args.repeat
     samples = 5 if args.quick else args.samples
-    skills_ref = not args.no_skills_ref
+    figures = {part.strip() for part in args.figures.split(",") if part.strip()}
+    run_check = bool(figures & {"1", "2", "7"}) or figures == {"6"}
+    run_server = bool(figures & {"3", "4", "5", "6"})
+    skills_ref = not args.no_skills_ref and "7" in figures
     if skills_ref:
         try:
             import skills_ref as _  # noqa: F401
@@ -410,8 +416,11 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(cache, ignore_errors=True)
         env = environment(cache)
         print(f"# {size:,} skills, {manifest.agents:,} agent files", file=sys.stderr)
-        rows += check_figures(manifest, env, repeat, skills_ref)
-        rows += server_figures(manifest, env, samples)
+        if run_check:
+            rows += check_figures(manifest, env, repeat, skills_ref)
+        if run_server:
+            rows += server_figures(manifest, env, samples)
+    rows = [row for row in rows if row.figure.split(" ", 1)[0] in figures]
     rows.sort(key=lambda row: (row.figure, row.size))
     judge(rows)
     text = table(rows)

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from .config import Config, LoadedConfig, load_pyproject, merge
 from .discovery import Listing, is_skill_filename, walk, within
 from .model import Finding, Profile, Span
+from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
 from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text
@@ -117,16 +118,55 @@ class SkillEntry:
         return "\n".join(body[:lines]).rstrip()
 
 
+class SkillTable(dict[str, list[SkillEntry]]):
+    """A registry's skills by key (registries over the same roots share one), with an index of its
+    keys for "did you mean", built on first use and kept up to date as keys come and go."""
+
+    __slots__ = ("_index", "_sorted")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._index: NameIndex | None = None
+        self._sorted: list[str] | None = None
+
+    def sorted_keys(self) -> list[str]:
+        """The keys in order (kept until a key comes or goes: do not modify)."""
+        if self._sorted is None:
+            self._sorted = sorted(self)
+        return self._sorted
+
+    def index(self) -> NameIndex:
+        if self._index is None:
+            self._index = NameIndex(self)
+        return self._index
+
+    def bucket(self, key: str) -> list[SkillEntry]:
+        """The skills under key, an empty bucket added (and indexed) when there is none."""
+        found = self.get(key)
+        if found is None:
+            found = self[key] = []
+            self._sorted = None
+            if self._index is not None:
+                self._index.add(key)
+        return found
+
+    def drop(self, key: str) -> None:
+        del self[key]
+        self._sorted = None
+        if self._index is not None:
+            self._index.discard(key)
+
+
 @dataclass
 class Registry:
     label: str
     roots: list[Root]
-    skills: dict[str, list[SkillEntry]] = field(default_factory=dict)
+    skills: SkillTable = field(default_factory=SkillTable)
     # False when a root could not be evaluated statically: unknown names are not reported
     complete: bool = True
 
     def add(self, skill: SkillEntry) -> None:
-        bucket = self.skills.setdefault(skill.key, [])
+        bucket = self.skills.bucket(skill.key)
         if not any(entry is skill for entry in bucket):
             bucket.append(skill)
 
@@ -135,7 +175,7 @@ class Registry:
         return found[0] if found else None
 
     def names(self) -> list[str]:
-        return sorted(self.skills)
+        return list(self.skills.sorted_keys())
 
 
 class SkillJob(NamedTuple):
@@ -224,6 +264,9 @@ class Model:
     _merged: dict[tuple[Path, Config], Config] = field(default_factory=dict, repr=False)
     # path -> the Decks, agents and ClaudeAgentOptions it defines; rebuilt after `entries_changed()`
     _entries: dict[Path, tuple[list[DeckEntry], list[AgentEntry], list[OptionsEntry]]] | None = field(default=None, repr=False)
+    # directory name -> the skills in directories of that name, built on first use (skills are only
+    # added or removed by building a new model)
+    _by_directory: dict[str, list[SkillEntry]] | None = field(default=None, repr=False)
 
     def entries_in(self, path: Path) -> tuple[list[DeckEntry], list[AgentEntry], list[OptionsEntry]]:
         if self._entries is None:
@@ -239,6 +282,24 @@ class Model:
 
     def entries_changed(self) -> None:
         self._entries = None
+
+    def entries_replaced(self, path: Path, agents: list[AgentEntry], options: list[OptionsEntry]) -> None:
+        """path's agents and options are now these (it defines no Deck)."""
+        if self._entries is None:
+            return
+        if agents or options:
+            self._entries[path] = ([], agents, options)
+        else:
+            self._entries.pop(path, None)
+
+    def skills_in_directory(self, name: str) -> list[SkillEntry]:
+        """The skills whose directory is named name, in any root."""
+        if self._by_directory is None:
+            found: dict[str, list[SkillEntry]] = {}
+            for skill in self.skills.values():
+                found.setdefault(skill.dir_name, []).append(skill)
+            self._by_directory = found
+        return self._by_directory.get(name, [])
 
     def folder_of(self, path: Path) -> Path:
         best = self.folders[0]
@@ -503,7 +564,7 @@ class _Builder:
         self.model = model
         self.directories = directories
         self.plugin_names: dict[Path, str] = {}
-        self.tables: dict[tuple[Path, ...], dict[str, list[SkillEntry]]] = {}
+        self.tables: dict[tuple[Path, ...], SkillTable] = {}
         self.members: dict[str, list[DeckEntry]] = {}
         self.inline: dict[int, list[DeckEntry]] = {}
         # what the model depends on beyond the walked tree: paths looked up on disk (check's
@@ -876,33 +937,39 @@ class _Builder:
         if any(name in self.members for name in (old_variables ^ new_variables) if name):
             return None
         affected: set[Path] = {path}
-        gone = [agent for agent in model.agents if agent.path == path]
-        gone_options = [options for options in model.options if options.path == path]
+        _, gone, gone_options = model.entries_in(path)
         removed: list[AgentEntry | OptionsEntry] = [*gone, *gone_options]
         for old_owner in removed:
             affected |= self.listed_skill_files(old_owner)
             _remove_listings(model, old_owner)
+        # by identity: comparing every agent's path costs more than the rest of the edit
         if gone:
-            model.agents = [agent for agent in model.agents if agent.path != path]
+            dropped = {id(agent) for agent in gone}
+            model.agents = [agent for agent in model.agents if id(agent) not in dropped]
         if gone_options:
-            model.options = [options for options in model.options if options.path != path]
+            dropped = {id(options) for options in gone_options}
+            model.options = [options for options in model.options if id(options) not in dropped]
         if calls:
             entry = model.pythons[path] = PythonEntry(path, source, folder)
         else:
             model.pythons.pop(path, None)
         user_dir = self.workspace.user_skills_dir()
+        agents: list[AgentEntry] = []
+        options_calls: list[OptionsEntry] = []
         for call in calls:
             owner: AgentEntry | OptionsEntry
             if call.kind == "agent":
                 owner = AgentEntry(path, call, folder)
                 self.place(owner)
-                model.agents.append(owner)
+                agents.append(owner)
             else:
                 owner = OptionsEntry(path, call, folder, self.claude_registry(entry, call, user_dir))
-                model.options.append(owner)
+                options_calls.append(owner)
             _add_listings(model, owner, sort=True)
             affected |= self.listed_skill_files(owner)
-        model.entries_changed()
+        model.agents += agents
+        model.options += options_calls
+        model.entries_replaced(path, agents, options_calls)
         return affected
 
     def listed_skill_files(self, owner: AgentEntry | OptionsEntry) -> set[Path]:
@@ -920,7 +987,7 @@ class _Builder:
         """A skill's registry key changed (its frontmatter name, for AgentDeck): move it in every
         registry that holds it; the files sharing the old or the new key are affected."""
         affected: set[Path] = {skill.path}
-        tables: dict[int, tuple[dict[str, list[SkillEntry]], tuple[Path, ...]]] = {}
+        tables: dict[int, tuple[SkillTable, tuple[Path, ...]]] = {}
         for key, table in self.tables.items():
             tables[id(table)] = (table, key)
         for table, roots in tables.values():
@@ -930,8 +997,8 @@ class _Builder:
             bucket[:] = [entry for entry in bucket if entry is not skill]
             affected |= {entry.path for entry in bucket}
             if not bucket:
-                del table[old_key]
-            moved = table.setdefault(skill.key, [])
+                table.drop(old_key)
+            moved = table.bucket(skill.key)
             moved.append(skill)
             moved.sort(key=lambda entry: (roots.index(entry.root.path) if entry.root is not None and entry.root.path in roots
                                           else len(roots), entry.path.parts))

@@ -11,7 +11,7 @@ from ..discovery import within
 from ..index import AgentEntry, DeckEntry, Model, OptionsEntry, Registry, Root, SkillEntry
 from ..model import CreateFile, Fix, Related, Span, TextEdit
 from ..pysource import PyValue
-from .report import Reporter, closest, did_you_mean
+from .report import Reporter, did_you_mean
 
 
 def _replace_fixes(path: Path, items: list[PyValue], position: int, names: list[str], listed: set[str]) -> list[Fix]:
@@ -35,27 +35,34 @@ class _RegistryFacts:
     """What every unknown name checked against one registry needs: computed once per call, not per name
     (a skills list can hold 20,000 names)."""
 
-    known: list[str]
     roots: str  # the existing roots, relative to the folder
-    by_directory: dict[str, SkillEntry]
     creatable: Root | None  # where "create the skill" may write: never outside the workspace
 
 
 def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _RegistryFacts]) -> _RegistryFacts:
     facts = cache.get(id(registry))
     if facts is None:
-        by_directory: dict[str, SkillEntry] = {}
-        for skill in model.skills_in(registry):
-            by_directory.setdefault(skill.dir_name, skill)
         # root paths are normalised; the server also checks each edit with symlinks resolved
         creatable = next((root for root in registry.roots
                           if root.prefix == "" and any(within(root.path, f) for f in model.folders)), None)
         facts = _RegistryFacts(
-            registry.names(), ", ".join(str(_rel(root.path, folder)) for root in registry.roots if root.path.is_dir()),
-            by_directory, creatable,
+            ", ".join(str(_rel(root.path, folder)) for root in registry.roots if root.path.is_dir()), creatable,
         )
         cache[id(registry)] = facts
     return facts
+
+
+def _in_directory(model: Model, registry: Registry, name: str) -> SkillEntry | None:
+    """The registry's first skill (in the order of its table) whose directory is named name."""
+    table = registry.skills
+    found = [skill for skill in model.skills_in_directory(name)
+             if any(entry is skill for entry in table.get(skill.key, []))]
+    if len(found) <= 1:
+        return found[0] if found else None
+    # the same directory name under two roots of the registry
+    order = {key: index for index, key in enumerate(table)}
+    return min(found, key=lambda skill: (order[skill.key], next(index for index, entry in enumerate(table[skill.key])
+                                                                  if entry is skill)))
 
 
 def _create_fix(root: Root | None, name: str, description: str = "") -> list[Fix]:
@@ -106,15 +113,14 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
             if registry.lookup(name) is not None or not registry.complete:
                 continue
             facts = _facts(model, registry, agent.folder, cache)
-            known = facts.known
             where = f"the Deck at {deck.path.name}:{deck.call.span.start.line + 1}" if deck else "any AgentDeck root of the project"
-            mislabelled = facts.by_directory.get(name)
+            mislabelled = _in_directory(model, registry, name)
             if mislabelled is not None:
                 near = [mislabelled.key]
                 detail = (f"the skill in {name}/ is named '{mislabelled.key}' in its frontmatter, and the registry is keyed "
                           "by that name; fix the name in its SKILL.md (SK108)")
             else:
-                near = closest(name, known)
+                near = registry.skills.index().closest(name)
                 roots = facts.roots or "none exist"
                 detail = f"no skill of {where} has that name (roots: {roots}){did_you_mean(near)}"
             reporter.report(
@@ -233,7 +239,6 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         return
     registry = options.registry
     facts = _facts(model, registry, options.folder, {})
-    known = facts.known
     listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
     for index, item in enumerate(value.items):
         if item.kind not in ("str",) and item.kind in ("name", "other"):
@@ -252,7 +257,7 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         name = item.text
         if name is None or registry.lookup(name) is not None or not registry.complete:
             continue
-        near = closest(name, known)
+        near = registry.skills.index().closest(name)
         roots = facts.roots
         searched = f"searched {roots}" if roots else "no skill root exists"
         reporter.report(

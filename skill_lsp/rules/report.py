@@ -2,66 +2,28 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
-from collections import Counter
-from operator import itemgetter
 from pathlib import Path
 
 from ..catalogue import BY_CODE
 from ..config import Config
 from ..model import Finding, Fix, Profile, Related, Span
+from ..nearest import NameIndex, close_matches
 
-# Over this many candidates, difflib only ranks the ones sharing the most trigrams
-# with the name: a registry of thousands of skills costs milliseconds, not a second.
-_PRESELECT_ABOVE = 200
-_PRESELECT = 100
-
-
-class _Candidates:
-    """Known names, lowercased, with a trigram index built on first use."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.lowered = {name.lower(): name for name in names}
-        self.pool = list(self.lowered)
-        self._postings: dict[str, list[int]] | None = None
-
-    def nearest(self, word: str) -> list[str]:
-        if len(self.pool) <= _PRESELECT_ABOVE:
-            return self.pool
-        if self._postings is None:
-            postings: dict[str, list[int]] = {}
-            for index, name in enumerate(self.pool):
-                for gram in _trigrams(name):
-                    postings.setdefault(gram, []).append(index)
-            self._postings = postings
-        shared: Counter[int] = Counter()
-        for gram in _trigrams(word):
-            found = self._postings.get(gram)
-            if found is not None:
-                shared.update(found)
-        ranked = sorted(shared.items(), key=itemgetter(1), reverse=True)[:_PRESELECT]
-        return [self.pool[index] for index, _ in ranked]
-
-
-def _trigrams(word: str) -> set[str]:
-    padded = f"^{word}$"
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+__all__ = ["NameIndex", "Reporter", "close_matches", "closest", "did_you_mean"]
 
 
 @functools.lru_cache(maxsize=8)
-def _candidates(names: tuple[str, ...]) -> _Candidates:
-    return _Candidates(names)
+def _lowered(names: tuple[str, ...]) -> dict[str, str]:
+    return {name.lower(): name for name in names}
 
 
 def closest(name: str, candidates: list[str], count: int = 3) -> list[str]:
     """The known names nearest to name, best first."""
     if not candidates:
         return []
-    known = _candidates(tuple(candidates))
-    word = name.lower()
-    matches = difflib.get_close_matches(word, known.nearest(word), n=count, cutoff=0.6)
-    return [known.lowered[match] for match in matches]
+    known = _lowered(tuple(candidates))
+    return [known[match] for match in close_matches(name.lower(), known.keys(), count)]
 
 
 def did_you_mean(names: list[str]) -> str:

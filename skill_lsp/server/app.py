@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -595,7 +595,8 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
 # -- completion -------------------------------------------------------------------------------
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", ":", "-"]))
+@server.feature(types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionOptions(trigger_characters=['"', "'", ":", "-"], resolve_provider=True))
 async def completion(ls: SkillLanguageServer, params: types.CompletionParams) -> types.CompletionList | None:
     request = await request_context(ls, params.text_document.uri, params.position)
     session = ls.session
@@ -607,44 +608,88 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
         return _frontmatter_completion(ls, model, path, text, lines, position)
     if path.suffix != ".py":
         return None
-    source = features.python_source_for(text, path)
+    source = await ls.run(session.python_source, path, text)
     context = features.skill_string_context(text, position, source)
     if context is None:
         return None
     registries, claude = features.completion_registries(model, path, context, text)
+    candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))
+    # A hundred items are mostly serialisation: each carries only what differs from the defaults (the
+    # label is the filter and sort text, and the edit's range is the list's default when the client
+    # takes one). The documentation (the skill's hover) comes with completionItem/resolve; a client
+    # that does not say it resolves documentation gets the description inline.
+    capabilities = ls.capability("text_document", "completion")
+    resolves = "documentation" in (_get(capabilities, "completion_item", "resolve_support", "properties") or ())
+    shared_range = "editRange" in (_get(capabilities, "completion_list", "item_defaults") or ())
     items: list[types.CompletionItem] = []
-    seen: set[str] = set()
-    candidates: list[tuple[str, Registry]] = []
-    for registry in registries:
-        for name in registry.names():
-            if name in seen or (name in context.listed and name != context.prefix):
-                continue
-            seen.add(name)
-            candidates.append((name, registry))
-    # a registry of thousands: the names that start with what is typed (then contain it), at most
-    # COMPLETION_LIMIT of them, and the client asks again as the user types
-    incomplete = len(candidates) > COMPLETION_LIMIT
-    if incomplete:
-        typed = (context.prefix or "").lower()
-        starting = [entry for entry in candidates if entry[0].lower().startswith(typed)]
-        containing = [entry for entry in candidates if typed in entry[0].lower() and not entry[0].lower().startswith(typed)]
-        candidates = (starting + containing)[:COMPLETION_LIMIT]
-    for name, registry in candidates:
-        skill = registry.lookup(name)
-        assert skill is not None
+    for name, skill in candidates:
         description = skill.description or ""
         items.append(types.CompletionItem(
             label=name,
             kind=types.CompletionItemKind.Module,
             detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
-            documentation=_markdown(features.skill_hover(model, skill, claude)),
-            text_edit=types.TextEdit(range=replace, new_text=name),
-            filter_text=name,
-            sort_text=name,
+            documentation=None if resolves or not description else _markdown(description),
+            text_edit=None if shared_range else types.TextEdit(range=replace, new_text=name),
             label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
+            data={"skill": str(skill.path), "claude": claude},
         ))
-    return types.CompletionList(is_incomplete=incomplete, items=items)
+    defaults = types.CompletionItemDefaults(edit_range=replace) if shared_range else None
+    return types.CompletionList(is_incomplete=incomplete, items=items, item_defaults=defaults)
+
+
+def _get(value: Any, *names: str) -> Any:
+    for name in names:
+        value = getattr(value, name, None)
+    return value
+
+
+def _completion_candidates(registries: list[Registry], prefix: str, listed: set[str]) -> tuple[list[tuple[str, SkillEntry]], bool]:
+    """The names to offer, in order (registry by registry, sorted), each with the skill it names, and
+    whether the list is incomplete: a registry of thousands offers the names that start with what is
+    typed (then those containing it), at most COMPLETION_LIMIT of them, and the client asks again as
+    the user types."""
+
+    def offered() -> Iterator[tuple[str, SkillEntry]]:
+        seen: set[str] = set()
+        for registry in registries:
+            for name in registry.skills.sorted_keys():
+                if name not in seen and (name not in listed or name == prefix):
+                    seen.add(name)
+                    yield name, registry.skills[name][0]
+
+    hidden = {name for name in listed if name != prefix}
+    if len(registries) == 1:
+        total = len(registries[0].skills) - sum(1 for name in hidden if name in registries[0].skills)
+    else:
+        total = len(set().union(*(registry.skills.keys() for registry in registries)) - hidden)
+    if total <= COMPLETION_LIMIT:
+        return list(offered()), False
+    typed = prefix.lower()
+    starting: list[tuple[str, SkillEntry]] = []
+    containing: list[tuple[str, SkillEntry]] = []
+    for name, skill in offered():
+        lowered = name.lower()
+        if lowered.startswith(typed):
+            starting.append((name, skill))
+            if len(starting) == COMPLETION_LIMIT:
+                break  # the names that start with it come first
+        elif typed in lowered and len(containing) < COMPLETION_LIMIT:
+            containing.append((name, skill))
+    return (starting + containing)[:COMPLETION_LIMIT], True
+
+
+@server.feature(types.COMPLETION_ITEM_RESOLVE)
+async def completion_resolve(ls: SkillLanguageServer, item: types.CompletionItem) -> types.CompletionItem:
+    """The documentation of a skill name offered by completion: its hover."""
+    model = ls.model()
+    data = item.data
+    if model is None or not isinstance(data, dict) or not isinstance(data.get("skill"), str):
+        return item
+    skill = model.skills.get(Path(data["skill"]))
+    if skill is not None:
+        item.documentation = _markdown(features.skill_hover(model, skill, data.get("claude") is True))
+    return item
 
 
 def _frontmatter_completion(
@@ -686,8 +731,8 @@ def _frontmatter_completion(
 
 def _skill_location(ls: SkillLanguageServer, skill: SkillEntry) -> types.Location:
     lines = ls.lines_for(skill.path)
-    entry = skill.file.fields.get("name")
-    span = entry.value_span if entry is not None else skill.file.line_span(0)
+    # from the facts: workspace symbols place a thousand skills, without reading their parses
+    span = skill.facts.name_span or skill.facts.first_line
     rng = lines.range(ls.codec, span) if lines is not None else types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     return types.Location(uri=uri_of(skill.path), range=rng)

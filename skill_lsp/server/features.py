@@ -6,6 +6,7 @@ client units.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from ..disclosure import (
 from ..fields import FIELDS, FieldSpec
 from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Position, Profile, Span
-from ..pysource import Call, PySource, PyValue, parse_python
+from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
 from ..skillfile import SkillFile
 from ..textutil import split_lines
@@ -102,11 +103,15 @@ def known_names(owner: AgentEntry | OptionsEntry | None) -> list[str]:
 
 
 def relative(path: Path, model: Model) -> str:
-    folder = model.folder_of(path)
-    try:
-        return path.relative_to(folder).as_posix()
-    except ValueError:
-        return str(path)
+    """path relative to its workspace folder, with forward slashes (as strings: completion asks for
+    a hundred at a time, and Path.relative_to is slow)."""
+    folder = str(model.folder_of(path))
+    text = str(path)
+    if text == folder:
+        return "."
+    if text.startswith(folder.rstrip(os.sep) + os.sep):
+        return text[len(folder.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+    return text
 
 
 def _fence(text: str, language: str = "text") -> str:
@@ -135,7 +140,8 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         skill = resolve_listing(owner, name)
         if skill is not None:
             return skill_hover(model, skill, isinstance(owner, OptionsEntry))
-        near = closest(name, known_names(owner))
+        registries = registries_of(owner) if owner is not None else []
+        near = registries[0].skills.index().closest(name) if len(registries) == 1 else closest(name, known_names(owner))
         text = f"**unknown skill** `{name}` — no skill this agent can load has that name."
         if near:
             text += "\n\nClosest known: " + ", ".join(f"`{n}`" for n in near)
@@ -335,9 +341,8 @@ def completion_registries(model: Model, path: Path, context: StringContext, text
     """The registries to offer names from, and whether names are Claude's."""
     claude = context.framework == "claude_agent_sdk"
     line = text[: context.call_start].count("\n")
-    owners: list[AgentEntry | OptionsEntry] = (
-        [o for o in model.options if o.path == path] if claude else [a for a in model.agents if a.path == path]
-    )
+    _, agents, options = model.entries_in(path)
+    owners: list[AgentEntry | OptionsEntry] = [*options] if claude else [*agents]
     for owner in owners:
         if owner.call.span.start.line <= line <= owner.call.span.end.line:
             return registries_of(owner), claude
@@ -361,10 +366,6 @@ def completion_registries(model: Model, path: Path, context: StringContext, text
         if skill.profile == Profile.AGENTDECK and skill.root is not None and not skill.misnamed:
             registry.add(skill)
     return [registry], False
-
-
-def python_source_for(text: str, path: Path) -> PySource:
-    return parse_python(text, path)
 
 
 def frontmatter_completion(file: SkillFile, profile: Profile, dir_name: str, position: Position) -> list[tuple[str, str, str, str]]:

@@ -10,17 +10,20 @@ import difflib
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cache import Deps, analyse_skill
 from ..config import Config
 from ..discovery import inside_workspace, is_skill_filename, within
-from ..index import Model, Workspace
-from ..model import Finding
+from ..index import Model, Root, SkillEntry, SkillFacts, SkillJob, Workspace
+from ..model import Finding, Profile
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge
+from ..trace import phase
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -34,13 +37,112 @@ class Settings:
     config: Config = field(default_factory=Config)
 
 
+# what a SKILL.md's own findings depend on besides its file: its root, profile, file name, place, configuration
+_Context = tuple[Root | None, Profile, bool, bool, Config]
+
+
+@dataclass
+class _Analysis:
+    """A SKILL.md's own analysis, valid while its file (size, mtime), its context and the directories
+    its rules looked into are unchanged."""
+
+    stamp: tuple[int, int] | None
+    context: _Context
+    facts: SkillFacts
+    findings: list[Finding]
+    deps: Deps
+
+
+class ServerWorkspace(Workspace):
+    """The server's files. A SKILL.md that is not open keeps only its facts and the findings of its own
+    rules, as `check`'s cache does (the same analysis, cache.analyse_skill): its parse is dropped once
+    analysed and read again when a feature needs it, so 10,000 skills do not hold 10,000 parses. The
+    analyses serve the next models while still valid."""
+
+    def __init__(self, folders: list[Path], settings: Config) -> None:
+        super().__init__(folders, settings)
+        self._analyses: dict[Path, _Analysis] = {}
+
+    def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+        with phase("parse skills"):
+            for job in jobs:
+                if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
+                    self._load_skills(model, [job])
+                    continue
+                context: _Context = (job.root, job.profile, job.misnamed, job.external,
+                                     model.config_for(job.path, self.settings))
+                stamp = _stamp(job.path)
+                known = self._analyses.get(job.path)
+                if known is None or known.stamp != stamp or known.context != context or not _deps_hold(known.deps):
+                    result = analyse_skill(job, context[4])
+                    if isinstance(result, str):
+                        self._analyses.pop(job.path, None)
+                        model.unreadable[job.path] = result
+                        continue
+                    known = _Analysis(stamp, context, *result)
+                    if _settled(known):
+                        self._analyses[job.path] = known
+                    else:  # changed within the clock's granularity: a later change may not move its mtime
+                        self._analyses.pop(job.path, None)
+                skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
+                                   facts=known.facts, load=self._loader(job.path))
+                skill.local_findings = list(known.findings)
+                model.skills[job.path] = skill
+
+    def _loader(self, path: Path) -> Callable[[], SkillFile]:
+        def load() -> SkillFile:
+            try:
+                return parse_skill(self.text_of(path))
+            except (OSError, FileTooLarge):
+                return parse_skill("")
+
+        return load
+
+    def forget(self, path: Path) -> None:
+        super().forget(path)
+        self._analyses.pop(path, None)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
+
+
+# as `check`'s cache: an analysis is kept only for files and directories unchanged for this long
+RACY_SECONDS = 2.0
+
+
+def _settled(analysis: _Analysis) -> bool:
+    limit = time.time_ns() - int(RACY_SECONDS * 1e9)
+    mtimes = [mtime for _, mtime in analysis.deps]
+    if analysis.stamp is not None:
+        mtimes.append(analysis.stamp[1])
+    return all(mtime is not None and mtime < limit for mtime in mtimes)
+
+
+def _deps_hold(deps: Deps) -> bool:
+    for directory, mtime in deps:
+        try:
+            now: int | None = os.stat(directory).st_mtime_ns
+        except OSError:
+            now = None
+        if now != mtime:
+            return False
+    return True
+
+
 class Session:
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.workspace = Workspace(folders, self.settings.config)
+        self.dir_cache: DirCache = {}
+        self.workspace = ServerWorkspace(folders, self.settings.config)
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
-        self.dir_cache: DirCache = {}
+        # the files with an unknown-name finding (a renamed skill may change its "did you mean")
+        self.suggesting: set[Path] = set()
         self.generation = 0
         # open documents' versions, as of the text in the overlays
         self.versions: dict[Path, int | None] = {}
@@ -67,6 +169,7 @@ class Session:
         changed = _diff(self.findings, fresh)
         self.model = model
         self.findings = fresh
+        self.suggesting = {path for path, findings in fresh.items() if _suggests(findings)}
         self.generation += 1
         # skipped files (unreadable, too large) are named once in the log (the editor's output panel)
         for path, reason in model.unreadable.items():
@@ -141,6 +244,10 @@ class Session:
                     self.findings[target] = fresh
                 else:
                     self.findings.pop(target, None)
+                if _suggests(fresh):
+                    self.suggesting.add(target)
+                else:
+                    self.suggesting.discard(target)
         self.generation += 1
         return changed
 
@@ -177,14 +284,13 @@ class Session:
     def _suggesting(self, old_key: str, new_key: str) -> set[Path]:
         """Files whose unknown-name findings suggest the old name, or may now suggest the new one."""
         found: set[Path] = set()
-        for target, findings in self.findings.items():
-            for finding in findings:
-                if finding.code not in ("AD101", "CL103"):
-                    continue
+        new = new_key.lower()
+        for target in self.suggesting:
+            for finding in self.findings.get(target, []):
                 name = finding.data.get("name")
                 near = finding.data.get("closest")
-                if (isinstance(near, list) and old_key in near) or (
-                        isinstance(name, str) and difflib.SequenceMatcher(None, name.lower(), new_key.lower()).ratio() >= 0.6):
+                if finding.code in _UNKNOWN_NAME and isinstance(name, str) and isinstance(near, list) and (
+                        old_key in near or _may_suggest(name.lower(), new, near)):
                     found.add(target)
         return found
 
@@ -199,14 +305,14 @@ class Session:
 
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
-        self.workspace = Workspace(folders, self.settings.config)
+        self.workspace = ServerWorkspace(folders, self.settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
     def set_settings(self, settings: Settings) -> set[Path]:
         self.settings = settings
         overlays = self.workspace.overlays
-        self.workspace = Workspace(self.workspace.folders, settings.config)
+        self.workspace = ServerWorkspace(self.workspace.folders, settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
@@ -215,7 +321,8 @@ class Session:
     def text(self, path: Path) -> str | None:
         """An open buffer, or a file of the workspace (or one the model read); never another file a
         request names, such as file:///etc/passwd."""
-        known = path in self.workspace.overlays or (self.model is not None and path in self.model.skills)
+        model = self.model
+        known = path in self.workspace.overlays or (model is not None and (path in model.skills or path in model.pythons))
         if not known and not inside_workspace(path, self.folders):
             return None
         try:
@@ -225,12 +332,44 @@ class Session:
         except Exception:  # FileTooLarge and friends: no text to offer
             return None
 
+    def python_source(self, path: Path, text: str) -> PySource:
+        """text's parse, the one the analysis made when it is the text analysed."""
+        source = self.workspace._parse(path, text, python=True)
+        assert isinstance(source, PySource)
+        return source
+
     def skill_file(self, path: Path) -> SkillFile | None:
         model = self.model
         if model is not None and path in model.skills:
             return model.skills[path].file
         text = self.text(path)
         return parse_skill(text) if text is not None else None
+
+
+_UNKNOWN_NAME = ("AD101", "CL103")
+
+
+def _suggests(findings: list[Finding]) -> bool:
+    return any(finding.code in _UNKNOWN_NAME for finding in findings)
+
+
+def _may_suggest(word: str, new: str, near: list[object]) -> bool:
+    """Whether a name lowered to new can enter the "did you mean" list near of word (lowered): it is
+    difflib's best three at a ratio of at least 0.6, ties going to the greater name."""
+    matcher = difflib.SequenceMatcher(None, new, word)
+    if matcher.real_quick_ratio() < 0.6 or matcher.quick_ratio() < 0.6:
+        return False
+    score = matcher.ratio()
+    if score < 0.6:
+        return False
+    if len(near) < _SUGGESTED or not isinstance(near[-1], str):
+        return True
+    last = near[-1].lower()
+    # as good as the last one offered (>=: a name that differs from it only in case may replace it)
+    return (score, new) >= (difflib.SequenceMatcher(None, last, word).ratio(), last)
+
+
+_SUGGESTED = 3  # names offered by AD101 / CL103
 
 
 def _diff(old: dict[Path, list[Finding]], new: dict[Path, list[Finding]]) -> set[Path]:

@@ -14,12 +14,32 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirModifiedEvent,
+    DirMovedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from ..discovery import SKIP_DIRS, is_skill_filename
 
 log = logging.getLogger("skill_lsp.server")
+
+# The events that can change an analysis. Asking only for these keeps opens and closes out of the
+# kernel's queue: reading a workspace of 10,000 skills (a `check`, a `grep`, an indexer) otherwise
+# overflows it, and watchdog answers an overflow by walking the whole tree again, in Python, under
+# the GIL the analysis needs.
+EVENTS: list[type[FileSystemEvent]] = [
+    FileCreatedEvent, DirCreatedEvent, FileModifiedEvent, DirModifiedEvent, FileDeletedEvent, DirDeletedEvent,
+    FileMovedEvent, DirMovedEvent,
+]
 
 # Quiet period before a batch of events is handed over: a `git checkout` or an
 # `rm -r` becomes one re-analysis instead of hundreds.
@@ -60,7 +80,7 @@ class WorkspaceWatcher:
         handler = _Handler(self)
         for folder in folders:
             try:
-                self.observer.schedule(handler, str(folder), recursive=True)
+                self.observer.schedule(handler, str(folder), recursive=True, event_filter=EVENTS)
             except OSError as error:  # e.g. out of inotify watches: the editor's saves still work
                 log.warning("cannot watch %s: %s", folder, error)
 

@@ -1,0 +1,75 @@
+"""The nearest known names, for "did you mean": difflib's answer, found without scoring every name."""
+
+from __future__ import annotations
+
+import difflib
+import heapq
+from collections.abc import Iterable
+
+from rapidfuzz import process
+from rapidfuzz.distance import Indel
+
+
+def close_matches(word: str, choices: Iterable[str], count: int, cutoff: float = 0.6) -> list[str]:
+    """Exactly `difflib.get_close_matches(word, choices, count, cutoff)`, without scoring every choice.
+
+    difflib's ratio counts the characters of matching blocks, which form a common subsequence, so
+    it is at most the longest common subsequence's ratio that rapidfuzz computes in C for thousands
+    of names in a millisecond. Choices are scored with difflib in decreasing order of that bound,
+    and the search stops once the bound falls below the count-th best score found.
+    """
+    bounded = process.extract(word, choices, scorer=Indel.normalized_similarity, score_cutoff=max(cutoff - _SLACK, 0),
+                              limit=None)
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(word)
+    scored: list[tuple[float, str]] = []
+    best: list[float] = []  # the count best scores so far, a min-heap
+    for choice, bound, _ in bounded:
+        if len(best) == count and bound < best[0] - _SLACK:
+            break
+        matcher.set_seq1(choice)
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+            score = matcher.ratio()
+            if score >= cutoff:
+                scored.append((score, choice))
+                if len(best) < count:
+                    heapq.heappush(best, score)
+                elif score > best[0]:
+                    heapq.heapreplace(best, score)
+    return [choice for _, choice in heapq.nlargest(count, scored)]
+
+
+# rapidfuzz's float scores, and its cutoff turned into a distance, may round apart from difflib's ratio
+# (a score exactly at the cutoff can be left out): filter and stop only this far below
+_SLACK = 0.01
+
+
+class NameIndex:
+    """Known names for "did you mean", lowercased once and kept up to date as names come and go
+    (a skill's rename moves one name of its registry)."""
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._spellings: dict[str, list[str]] = {}  # lowered -> the names that lower to it
+        for name in names:
+            self.add(name)
+
+    def add(self, name: str) -> None:
+        spellings = self._spellings.setdefault(name.lower(), [])
+        if name not in spellings:
+            spellings.append(name)
+
+    def discard(self, name: str) -> None:
+        lowered = name.lower()
+        spellings = self._spellings.get(lowered)
+        if spellings is not None and name in spellings:
+            spellings.remove(name)
+            if not spellings:
+                del self._spellings[lowered]
+
+    def closest(self, name: str, count: int = 3) -> list[str]:
+        """The known names nearest to name, best first (of names differing only in case, the greatest:
+        what `closest` answers for the sorted names)."""
+        if not self._spellings:
+            return []
+        matches = close_matches(name.lower(), self._spellings.keys(), count)
+        return [max(self._spellings[match]) for match in matches]

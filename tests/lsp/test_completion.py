@@ -1,0 +1,76 @@
+"""Completion of skill names in a registry of hundreds: filtered by what is typed, capped, resolved lazily."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from skill_lsp.server.app import COMPLETION_LIMIT
+
+from .conftest import change_document, open_document, uri
+
+AGENT = ".agentdeck/agents/booking/agent.py"
+SKILLS = 150  # more than COMPLETION_LIMIT
+
+
+@pytest.fixture
+def workspace(workspace: Path) -> Path:
+    for number in range(SKILLS):
+        name = f"{'translate' if number % 3 else 'summarize'}-text-{number:03d}"
+        skill = workspace / ".agentdeck/skills" / name / "SKILL.md"
+        skill.parent.mkdir(parents=True)
+        skill.write_text(f"---\nname: {name}\ndescription: Does task {number}.\n---\n\nSteps.\n", encoding="utf-8")
+    return workspace
+
+
+async def complete(client: LanguageClient, workspace: Path, typed: str) -> types.CompletionList:
+    agent = workspace / AGENT
+    open_document(client, agent)
+    text = f'from agentdeck import Agent, Deck\n\nhelper = Agent(name="H", instructions="Help.", skills=["translate-text-001", "{typed}"])\n'
+    change_document(client, agent, text, 2)
+    line = text.splitlines()[2]
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(agent)),
+        position=types.Position(line=2, character=line.index(f'"{typed}"') + 1 + len(typed))))
+    assert isinstance(result, types.CompletionList)
+    return result
+
+
+async def test_a_large_registry_is_capped_and_marked_incomplete(client: LanguageClient, workspace: Path) -> None:
+    result = await complete(client, workspace, "")
+    labels = [item.label for item in result.items]
+    assert result.is_incomplete
+    assert len(labels) == COMPLETION_LIMIT
+    assert labels == sorted(labels)
+    assert "translate-text-001" not in labels  # listed already
+
+
+async def test_what_is_typed_filters_before_the_cap(client: LanguageClient, workspace: Path) -> None:
+    result = await complete(client, workspace, "summ")
+    labels = [item.label for item in result.items]
+    assert labels == sorted(f"summarize-text-{number:03d}" for number in range(0, SKILLS, 3))
+    assert result.is_incomplete  # the registry holds more than the cap: the client asks again as the user types
+    # names that only contain what is typed come after those starting with it
+    result = await complete(client, workspace, "text-14")
+    labels = [item.label for item in result.items]
+    assert labels == [f"{'translate' if number % 3 else 'summarize'}-text-{number}" for number in
+                      sorted(range(140, 150), key=lambda n: ("translate" if n % 3 else "summarize", n))]
+
+
+async def test_documentation_is_resolved_when_the_client_can(client: LanguageClient, workspace: Path) -> None:
+    result = await complete(client, workspace, "summarize-text-00")
+    item = next(item for item in result.items if item.label == "summarize-text-003")
+    can_resolve = "documentation" in (client.capabilities.text_document.completion.completion_item.resolve_support.properties)  # type: ignore[union-attr]
+    if can_resolve:
+        assert item.documentation is None
+    else:  # the description, inline
+        assert isinstance(item.documentation, types.MarkupContent) and item.documentation.value == "Does task 3."
+    assert item.label_details is not None and item.label_details.description == "Does task 3."
+    # any client may resolve an item: its documentation is then the skill's hover
+    item = await client.completion_item_resolve_async(item)
+    assert isinstance(item.documentation, types.MarkupContent)
+    assert "**summarize-text-003** — agentdeck skill" in item.documentation.value
+    assert "Does task 3." in item.documentation.value

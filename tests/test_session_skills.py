@@ -1,0 +1,69 @@
+"""The server keeps only facts and own findings of the skills that are not open, and stays exact."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from skill_lsp.config import Config
+from skill_lsp.index import Workspace
+from skill_lsp.rules import run_rules
+from skill_lsp.server.session import Session
+
+from .helpers import write_files
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _comparable(findings: dict[Path, list]) -> dict[str, list[tuple[object, ...]]]:  # type: ignore[type-arg]
+    return {str(path): [(f.code, f.span, f.message, f.related, f.fixes, f.data) for f in found]
+            for path, found in sorted(findings.items())}
+
+
+def test_the_server_finds_what_check_finds(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "examples")
+    folders = [tmp_path / "examples"]
+    session = Session(folders)
+    session.full_analysis()
+    assert session.findings
+    assert _comparable(session.findings) == _comparable(run_rules(Workspace(folders).build(), Config()))
+
+
+def test_unopened_skills_keep_no_parse_until_a_feature_asks(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        ".agentdeck/skills/refund/SKILL.md": "---\nname: refund\ndescription: Refund an order.\n---\n\nSteps.\n",
+        ".agentdeck/skills/quote/SKILL.md": "---\nname: quote\ndescription: Quote a fare.\n---\n\nSteps.\n",
+    })
+    session = Session([tmp_path])
+    opened = tmp_path / ".agentdeck/skills/quote/SKILL.md"
+    session.set_text(opened, opened.read_text(encoding="utf-8"), 1)
+    session.full_analysis()
+    assert session.model is not None
+    closed = session.model.skills[tmp_path / ".agentdeck/skills/refund/SKILL.md"]
+    assert closed._file is None and closed.local_findings is not None
+    assert session.model.skills[opened]._file is not None  # open: its parse serves the editor
+    assert closed.description == "Refund an order."  # read again on demand
+    assert closed.file.fields["name"].value_span == closed.facts.name_span
+
+
+def test_analyses_are_reused_until_their_directories_change(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        ".agentdeck/skills/refund/SKILL.md": "---\nname: refund\ndescription: Refund an order.\n---\n\nSee [the form](form.md).\n",
+    })
+    skill = tmp_path / ".agentdeck/skills/refund/SKILL.md"
+    # written long ago (an analysis of a file changed in the last seconds is not kept: a later change
+    # within the clock's granularity would not move its mtime)
+    for path in (skill, skill.parent, skill.parent.parent):
+        os.utime(path, (1_600_000_000, 1_600_000_000))
+    session = Session([tmp_path])
+    session.full_analysis()
+    assert [f.code for f in session.findings[skill]] == ["SK202"]
+    assert session.model is not None
+    facts = session.model.skills[skill].facts
+    session.full_analysis(rescan=False)
+    assert session.model.skills[skill].facts is facts  # not analysed again
+    # the link's target appears: the skill's directory changed, so its analysis is redone
+    (skill.parent / "form.md").write_text("A form.\n", encoding="utf-8")
+    session.full_analysis()
+    assert skill not in session.findings

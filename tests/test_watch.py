@@ -1,0 +1,24 @@
+"""The server's own file watcher asks the kernel only for the events that can change an analysis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from watchdog.events import FileClosedNoWriteEvent, FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileOpenedEvent
+
+from skill_lsp.server.watch import WorkspaceWatcher
+
+
+def test_reads_of_the_workspace_are_not_watched(tmp_path: Path) -> None:
+    """Opens and closes after reading would fill the kernel's queue whenever a tool reads the workspace
+    (an overflow makes watchdog walk the whole tree again)."""
+    watcher = WorkspaceWatcher([tmp_path], lambda paths: None)
+    try:
+        watches = list(watcher.observer._watches)  # the scheduled watches (not started: no thread, no events)
+        assert watches
+        for watch in watches:
+            assert watch.event_filter is not None
+            assert {FileCreatedEvent, FileModifiedEvent, FileDeletedEvent} <= watch.event_filter
+            assert not {FileOpenedEvent, FileClosedNoWriteEvent} & watch.event_filter
+    finally:
+        watcher.stop()
