@@ -15,22 +15,19 @@ next edit), the way git treats "racily clean" entries.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
-import pickle
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-from . import __version__
 from .config import Config
-from .index import USER_SKILLS_ENV, Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
+from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
 from .model import Finding, Position, Span
+from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, save, save_outcome
 from .pysource import PySource, parse_python
 from .rules.report import Reporter
 from .rules.skills import check_skill
@@ -38,24 +35,9 @@ from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, read_text
 from .trace import phase
 
-CACHE_ENV = "SKILL_LSP_CACHE_DIR"
-FORMAT = 1
-# files modified this recently are analysed but not stored
-RACY_SECONDS = 2.0
-
 Stamp = tuple[int, int]  # size, mtime_ns
 # directory -> its mtime_ns when the entry was made (None: it did not exist)
 Deps = tuple[tuple[str, "int | None"], ...]
-
-
-def cache_dir() -> Path | None:
-    """Where the cache lives; None when SKILL_LSP_CACHE_DIR is set empty."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured is not None:
-        return Path(configured).expanduser() if configured else None
-    import platformdirs  # only when the cache is used: it costs start-up time
-
-    return Path(platformdirs.user_cache_dir("skill-lsp", appauthor=False))
 
 
 # Plain tuples of ints and strings load at C speed; objects (spans, findings) would cost a
@@ -92,52 +74,16 @@ def _facts(record: SkillRecord) -> SkillFacts:
     return SkillFacts(record[3], _span(name_span) if name_span is not None else None, _span(record[5]), record[6])
 
 
-def _header() -> tuple[object, ...]:
-    # pickles of our classes are only read back by the same version on the same Python
-    return ("skill-lsp-cache", FORMAT, __version__, sys.version_info[:2])
-
-
-class _Unpickler(pickle.Unpickler):
-    """Only the classes a cache holds: a foreign pickle fails to load instead of running code."""
-
-    ALLOWED = frozenset({
-        ("pathlib", "PosixPath"), ("pathlib", "PurePosixPath"), ("pathlib", "WindowsPath"),
-        ("pathlib", "PureWindowsPath"), ("builtins", "set"), ("builtins", "frozenset"),
-    })
-
-    def find_class(self, module: str, name: str) -> type:
-        if (module, name) in self.ALLOWED or module.startswith("skill_lsp."):
-            found: type = super().find_class(module, name)
-            return found
-        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a skill-lsp cache")
-
-
 def load(path: Path) -> Store:
     try:
         with path.open("rb") as handle:
             data = handle.read()
-        header, store = _Unpickler(io.BytesIO(data)).load()
-        if header != _header() or not isinstance(store, Store):
+        stored, store = SafeUnpickler(io.BytesIO(data)).load()
+        if stored != header() or not isinstance(store, Store):
             return Store()
         return store
     except Exception:  # whatever is wrong with the file, the answer is "no cache"
         return Store()
-
-
-def save(path: Path, store: Store) -> None:
-    """Atomic: a temporary file beside the cache, then a rename over it."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump((_header(), store), out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass  # a read-only or full disk: the next run is cold, nothing worse
 
 
 def _stamp(path: str) -> Stamp | None:
@@ -319,39 +265,13 @@ def _same_job(early: Job, final: Job) -> bool:
             and (config is other_config or config == other_config))
 
 
-@dataclass
-class Outcome:
-    """What `check` reports of one workspace: every file's findings (configuration applied), the
-    files that could not be read, and the counts of the summary line."""
-
-    results: dict[Path, list[Finding]]
-    unreadable: dict[Path, str]
-    skills: int
-    agents: int
-
-
-Signature = tuple[int, int, int] | None  # size, mtime_ns, ctime_ns; None: not there
-
-
-def _signature(path: str) -> Signature:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return status.st_size, status.st_mtime_ns, status.st_ctime_ns
-
-
 class CachedWorkspace(Workspace):
     """A workspace for one `check` run: file analyses come from the cache when still valid."""
 
     def __init__(self, folders: list[Path], settings: Config | None = None, location: Path | None = None) -> None:
         super().__init__(folders, settings)
         self.location = location
-        key = hashlib.sha256("\0".join(str(folder) for folder in self.folders).encode("utf-8", "surrogatepass"))
-        self.cache_file = location / f"{key.hexdigest()[:24]}.pickle" if location is not None else None
-        # the whole run's outcome, reused when nothing it depends on changed (a small file: a warm
-        # run reads it, stats what it lists and prints)
-        self.outcome_file = location / f"{key.hexdigest()[:24]}.outcome.pickle" if location is not None else None
+        self.cache_file = location / f"{folders_key(self.folders)}.pickle" if location is not None else None
         self.started = time.time_ns()
         self.workers = Workers()
         # analyses started before the final jobs were known (see prepare)
@@ -384,7 +304,7 @@ class CachedWorkspace(Workspace):
                 self.early = Batch(self.workers, jobs, shared=True)
 
     def _recent(self, mtime_ns: int | None) -> bool:
-        return mtime_ns is not None and mtime_ns > self.started - int(RACY_SECONDS * 1e9)
+        return is_recent(mtime_ns, self.started)
 
     def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
         with phase("parse python"):
@@ -488,39 +408,12 @@ class CachedWorkspace(Workspace):
 
     # -- the whole outcome ------------------------------------------------------------
 
-    def _outcome_key(self) -> tuple[object, ...]:
-        # everything outside the files that decides the outcome: the folders, the settings, and where
-        # the user's own skills are looked for
-        return ([str(folder) for folder in self.folders], self.settings, os.environ.get(USER_SKILLS_ENV),
-                os.path.expanduser("~"))
-
-    def cached_outcome(self) -> Outcome | None:
-        """The last run's outcome when every directory, file and path it depended on is as it was:
-        a directory's mtime moves when an entry is added, removed or renamed in it, so an unchanged
-        tree need not be walked again."""
-        if self.outcome_file is None:
-            return None
-        with phase("load outcome"):
-            try:
-                with self.outcome_file.open("rb") as handle:
-                    header, key, paths, signatures, outcome = _Unpickler(handle).load()
-            except Exception:  # missing, corrupt, foreign: run in full
-                return None
-            if header != _header() or key != self._outcome_key() or not isinstance(outcome, Outcome):
-                return None
-        with phase("compare outcome"):
-            if not isinstance(paths, list) or not isinstance(signatures, list) or len(paths) != len(signatures):
-                return None
-            for path, signature in zip(paths, signatures, strict=True):
-                if _signature(path) != signature:
-                    return None
-        return outcome
-
     def save_outcome(self, model: Model, outcome: Outcome) -> None:
-        """Store the outcome with the signature of everything it was built from; not when any of it
-        changed in the last seconds (a change within the same timestamp tick would go unseen)."""
-        if self.outcome_file is None or self.builder is None:
+        """Store the outcome with the signature of everything it was built from (see outcome.py)."""
+        if self.location is None or self.builder is None:
             return
+        if len(self.new.skills) != len(model.skills):
+            return  # some skill was too recent to store: so is the outcome
         with phase("save outcome"):
             paths: set[str] = set(self.builder.consulted)
             for listing in self._listings.values():
@@ -530,30 +423,10 @@ class CachedWorkspace(Workspace):
             for path in model.skills:
                 paths.add(str(path))
                 paths.add(os.path.dirname(str(path)))
-            for folder in self.folders:
-                paths.add(str(folder))
-            if len(self.new.skills) != len(model.skills):
-                return  # some skill was too recent to store: so is the outcome
+            paths.update(str(folder) for folder in self.folders)
             for record in self.new.skills.values():
                 paths.update(directory for directory, _ in record[8])
-            ordered = sorted(paths)
-            signatures = [_signature(path) for path in ordered]
-            if any(signature is not None and self._recent(signature[1]) for signature in signatures):
-                return
-            try:
-                self.outcome_file.parent.mkdir(parents=True, exist_ok=True)
-                handle, temporary = tempfile.mkstemp(prefix=self.outcome_file.name, suffix=".tmp",
-                                                     dir=self.outcome_file.parent)
-                try:
-                    with os.fdopen(handle, "wb") as out:
-                        pickle.dump((_header(), self._outcome_key(), ordered, signatures, outcome), out,
-                                    protocol=pickle.HIGHEST_PROTOCOL)
-                    os.replace(temporary, self.outcome_file)
-                except BaseException:
-                    os.unlink(temporary)
-                    raise
-            except OSError:
-                pass  # a read-only or full disk: the next run builds in full
+            save_outcome(self.location, self.folders, self.settings, paths, outcome, self.started)
 
     @staticmethod
     def _deps_hold(deps: Deps) -> bool:

@@ -7,19 +7,20 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__, trace
-from .cache import CachedWorkspace, Outcome, cache_dir
+from .catalogue import RULES, lookup
 from .config import Config
-from .disclosure import agent_disclosure, available_skills_xml, options_disclosure, skill_entry
-from .index import Model, Workspace
 from .model import Finding, Profile, Severity
+from .outcome import Outcome, cache_dir, cached_outcome
 from .output import format_github, format_json, format_sarif, format_text, summary
-from .rules import RULES, lookup, run_rules
 from .server import add_serve_arguments
+
+if TYPE_CHECKING:
+    from .index import Model
 
 
 class UsageError(Exception):
@@ -70,9 +71,8 @@ def _project_root(start: Path) -> Path | None:
     return None
 
 
-def _workspaces(paths: list[str], cwd: Path, settings: Config,
-                make: Callable[[list[Path], Config], Workspace] = Workspace) -> list[tuple[Workspace, set[Path] | None]]:
-    """One workspace per folder; files restrict the report to themselves."""
+def _workspaces(paths: list[str], cwd: Path) -> list[tuple[Path, set[Path] | None]]:
+    """One workspace folder per folder given; files restrict the report to themselves."""
     folders: dict[Path, set[Path] | None] = {}
     for raw in paths:
         path = Path(os.path.abspath(raw))
@@ -95,7 +95,7 @@ def _workspaces(paths: list[str], cwd: Path, settings: Config,
             continue
         if only is None and any(f != folder and folder.is_relative_to(f) and o is None for f, o in folders.items()):
             continue
-        result.append((make([folder], settings), only))
+        result.append((folder, only))
     return result
 
 
@@ -127,23 +127,12 @@ def _check(args: argparse.Namespace) -> int:
     # without a cache location too: the file analyses then go straight into the model,
     # which keeps each file's findings and facts, not its parse
     location = None if args.no_cache else cache_dir()
-
-    def make(folders: list[Path], config: Config) -> Workspace:
-        return CachedWorkspace(folders, config, location)
     findings: list[Finding] = []
     skills = agents = 0
-    for workspace, only in _workspaces(args.paths or ["."], cwd, settings, make):
-        outcome = workspace.cached_outcome() if isinstance(workspace, CachedWorkspace) else None
+    for folder, only in _workspaces(args.paths or ["."], cwd):
+        outcome = cached_outcome(location, [folder], settings) if location is not None else None
         if outcome is None:
-            model = workspace.build()
-            with trace.phase("rules"):
-                results = run_rules(model, settings)
-            outcome = Outcome(results, dict(model.unreadable),
-                              sum(1 for skill in model.skills.values() if not skill.external),
-                              len(model.agents) + len(model.options))
-            if isinstance(workspace, CachedWorkspace):
-                workspace.save()
-                workspace.save_outcome(model, outcome)
+            outcome = _analyse([folder], settings, location)
         skills += outcome.skills
         agents += outcome.agents
         for path, items in outcome.results.items():
@@ -158,6 +147,23 @@ def _check(args: argparse.Namespace) -> int:
     trace.report()
     failing = {Severity.ERROR} | ({Severity.WARNING} if args.strict else set())
     return 1 if any(finding.severity in failing for finding in findings) else 0
+
+
+def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Outcome:
+    """A full run over folders (the parsers are imported only now: a run that reuses its outcome
+    never needs them)."""
+    from .cache import CachedWorkspace
+    from .rules import run_rules
+
+    workspace = CachedWorkspace(folders, settings, location)
+    model = workspace.build()
+    with trace.phase("rules"):
+        results = run_rules(model, settings)
+    outcome = Outcome(results, dict(model.unreadable), sum(1 for skill in model.skills.values() if not skill.external),
+                      len(model.agents) + len(model.options))
+    workspace.save()
+    workspace.save_outcome(model, outcome)
+    return outcome
 
 
 def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path, skills: int, agents: int) -> None:
@@ -203,6 +209,9 @@ def command_disclosure(args: argparse.Namespace) -> int:
     settings = Config()
     if args.user_skills_dir is not None:
         settings = replace(settings, user_skills_dir=Path(args.user_skills_dir).expanduser().absolute())
+    from .disclosure import available_skills_xml, skill_entry
+    from .index import Workspace
+
     workspace = Workspace([_project_folder(path, cwd)], settings)
     workspace.overlays.setdefault(path, workspace.text_of(path))
     model = workspace.build()
@@ -219,6 +228,8 @@ def command_disclosure(args: argparse.Namespace) -> int:
 
 
 def _print_disclosures(model: Model, path: Path, selector: str | None) -> int:
+    from .disclosure import agent_disclosure, options_disclosure
+
     agents = [agent for agent in model.agents if agent.path == path]
     options = [entry for entry in model.options if entry.path == path]
     chosen_agents = agents

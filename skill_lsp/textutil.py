@@ -81,6 +81,8 @@ def read_text(path: Path | str, limit: int = MAX_FILE_BYTES) -> str:
                 break
             parts.append(chunk)
             total += len(chunk)
+            if len(chunk) < wanted and total >= status.st_size:
+                break  # all of it, as of the fstat: no read just to see the end
             wanted = limit + 1 - total
     finally:
         os.close(descriptor)

@@ -49,7 +49,10 @@ ALLOWED = {
                                      "Unpickler that refuses every class outside skill_lsp",
     ("cache.py", "reads"): "check's cache file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
     ("cache.py", "writes"): "check's cache file: a temporary file then os.replace, never in the workspace",
-    ("cache.py", "processes"): "a fork of skill-lsp itself analyses half of a large batch; nothing is executed",
+    ("cache.py", "processes"): "forks of skill-lsp itself analyse chunks of a large batch; nothing is executed",
+    ("outcome.py", "serialised code"): "check's outcome and cache files are pickles of our own data, loaded by an "
+                                       "Unpickler that refuses every class outside skill_lsp",
+    ("outcome.py", "writes"): "check's cache files: a temporary file then os.replace, never in the workspace",
 }
 
 
