@@ -135,9 +135,8 @@ Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Fi
 Job = tuple[SkillJob, Config, bool]  # the skill, its configuration, whether its deps are wanted
 # Below this many files a pool's start-up costs more than the second core saves.
 PARALLEL_FROM = 1000
-# Work is handed out in chunks, several per process, so that a process that drew slow files
-# does not leave the other idle at the end.
-CHUNKS_PER_WORKER = 4
+# Work is handed out in chunks, several per process, so that no process is left idle at the end.
+CHUNKS_PER_WORKER = 8
 
 
 def _pack(result: Analysis) -> Packed:
@@ -180,15 +179,16 @@ def parse_python_file(path: Path) -> PySource | str:
 
 
 class Workers:
-    """Forked processes, one per core, that analyse SKILL.md files while the main process goes on
-    (it parses the Python files meanwhile): on Linux a fork shares the loaded modules and the job
-    list, so a worker starts in milliseconds; a spawned interpreter would not pay. Anywhere else,
-    on one core or for a small batch the work runs in-process."""
+    """Forked processes, one per core but one, that analyse SKILL.md files: the main process is the
+    last worker (it parses the Python files meanwhile, then takes the chunks no worker has started).
+    On Linux a fork shares the loaded modules and the job list, so a worker starts in milliseconds;
+    a spawned interpreter would not pay. Anywhere else, or on one core, everything runs in-process."""
 
     def __init__(self) -> None:
         self.pool: Any = None
-        self.count = min(os.cpu_count() or 1, 4)
-        self.usable = sys.platform == "linux" and self.count >= 2
+        cores = os.cpu_count() or 1
+        self.count = max(1, min(cores - 1, 3))
+        self.usable = sys.platform == "linux" and cores >= 2
 
     def start(self, shared: list[Job]) -> bool:
         """Fork the workers now, sharing `shared`; False when there are none to be had."""
@@ -215,7 +215,7 @@ class Workers:
         return True
 
     def chunks(self, total: int) -> list[tuple[int, int]]:
-        size = max(1, -(-total // (self.count * CHUNKS_PER_WORKER)))
+        size = max(1, -(-total // ((self.count + 1) * CHUNKS_PER_WORKER)))
         return [(start, min(start + size, total)) for start in range(0, total, size)]
 
     def close(self) -> None:
@@ -225,7 +225,9 @@ class Workers:
 
 
 class Batch:
-    """Analyses in flight in the workers (or done at once in-process), collected on demand."""
+    """Analyses handed to the workers in chunks, collected on demand: the main process then takes
+    the chunks no worker has started yet, from the last one down, while the workers go on from the
+    first one up; without workers it does them all."""
 
     def __init__(self, workers: Workers, jobs: list[Job], shared: bool) -> None:
         self.jobs = jobs
@@ -243,13 +245,19 @@ class Batch:
 
     def results(self) -> list[Analysis]:
         if self.done is None:
-            done: list[Packed] = []
-            for bounds, future in self.futures:
+            parts: dict[int, list[Packed]] = {}
+            for index in range(len(self.futures) - 1, -1, -1):
+                bounds, future = self.futures[index]
+                if future.cancel():  # no worker has started it
+                    parts[index] = _analyse_sent(self.jobs[bounds[0] : bounds[1]])
+            for index, (bounds, future) in enumerate(self.futures):
+                if index in parts:
+                    continue
                 try:
-                    done += future.result()
+                    parts[index] = future.result()
                 except Exception:  # a worker died (killed, out of memory): do its part here
-                    done += _analyse_sent(self.jobs[bounds[0] : bounds[1]])
-            self.done = done
+                    parts[index] = _analyse_sent(self.jobs[bounds[0] : bounds[1]])
+            self.done = [packed for index in range(len(self.futures)) for packed in parts[index]]
         return [_unpack(packed) for packed in self.done]
 
 
