@@ -64,6 +64,7 @@ class ServerWorkspace(Workspace):
         self._analyses: dict[Path, _Analysis] = {}
 
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+        kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
         with phase("parse skills"):
             for job in jobs:
                 if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
@@ -76,18 +77,17 @@ class ServerWorkspace(Workspace):
                 if known is None or known.stamp != stamp or known.context != context or not _deps_hold(known.deps):
                     result = analyse_skill(job, context[4])
                     if isinstance(result, str):
-                        self._analyses.pop(job.path, None)
                         model.unreadable[job.path] = result
                         continue
                     known = _Analysis(stamp, context, *result)
-                    if _settled(known):
-                        self._analyses[job.path] = known
-                    else:  # changed within the clock's granularity: a later change may not move its mtime
-                        self._analyses.pop(job.path, None)
+                # not kept when changed within the clock's granularity: a later change may not move its mtime
+                if _settled(known):
+                    kept[job.path] = known
                 skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
                                    facts=known.facts, load=self._loader(job.path))
                 skill.local_findings = list(known.findings)
                 model.skills[job.path] = skill
+        self._analyses = kept
 
     def _loader(self, path: Path) -> Callable[[], SkillFile]:
         def load() -> SkillFile:
