@@ -44,7 +44,8 @@ Deps = tuple[tuple[str, "int | None"], ...]
 # Python call each, and there is one record per skill.
 RawSpan = tuple[int, int, int, int]
 # size, mtime_ns, context index, name, name span, first line span, ignores, findings, deps
-SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict[int, set[str]], list[Finding], Deps]
+SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict[int, set[str]], list[Finding], Deps,
+                    "str | None"]
 
 
 @dataclass
@@ -71,7 +72,8 @@ def _span(raw: RawSpan) -> Span:
 
 def _facts(record: SkillRecord) -> SkillFacts:
     name_span = record[4]
-    return SkillFacts(record[3], _span(name_span) if name_span is not None else None, _span(record[5]), record[6])
+    return SkillFacts(record[3], _span(name_span) if name_span is not None else None, _span(record[5]), record[6],
+                      record[9])
 
 
 def load(path: Path) -> Store:
@@ -131,7 +133,7 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str
 # An analysis as a worker sends it: plain tuples, which pickle at C speed (name, name span,
 # first line span, ignores, findings, deps), or why the file could not be read.
-Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps] | str
+Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps, str | None] | str
 Job = tuple[SkillJob, Config, bool]  # the skill, its configuration, whether its deps are wanted
 # Below this many files a pool's start-up costs more than the second core saves.
 PARALLEL_FROM = 1000
@@ -144,14 +146,15 @@ def _pack(result: Analysis) -> Packed:
         return result
     facts, findings, deps = result
     name_span = _raw(facts.name_span) if facts.name_span is not None else None
-    return facts.name, name_span, _raw(facts.first_line), facts.ignores, findings, deps
+    return facts.name, name_span, _raw(facts.first_line), facts.ignores, findings, deps, facts.description
 
 
 def _unpack(packed: Packed) -> Analysis:
     if isinstance(packed, str):
         return packed
-    name, name_span, first_line, ignores, findings, deps = packed
-    return SkillFacts(name, _span(name_span) if name_span is not None else None, _span(first_line), ignores), findings, deps
+    name, name_span, first_line, ignores, findings, deps, description = packed
+    facts = SkillFacts(name, _span(name_span) if name_span is not None else None, _span(first_line), ignores, description)
+    return facts, findings, deps
 
 
 # The jobs a forked worker reads from the memory it was forked with: set just before the fork,
@@ -387,7 +390,7 @@ class CachedWorkspace(Workspace):
                     self.new.skills[str(job.path)] = (
                         stamp[0], stamp[1], context_index, facts.name,
                         _raw(facts.name_span) if facts.name_span is not None else None, _raw(facts.first_line),
-                        facts.ignores, findings, deps,
+                        facts.ignores, findings, deps, facts.description,
                     )
                 skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
                                    facts=facts, load=_loader(job.path))

@@ -46,11 +46,15 @@ class SkillFacts:
     name_span: Span | None  # the value span of `name:`, when the key is there
     first_line: Span
     ignores: dict[int, set[str]]
+    # the frontmatter description, when it is a string: completion and hovers show it for every
+    # skill they offer, which should not mean reading every file again
+    description: str | None = None
 
     @classmethod
     def of(cls, file: SkillFile) -> SkillFacts:
         entry = file.fields.get("name")
-        return cls(file.get_str("name"), entry.value_span if entry is not None else None, file.line_span(0), file.ignores)
+        return cls(file.get_str("name"), entry.value_span if entry is not None else None, file.line_span(0), file.ignores,
+                   file.get_str("description"))
 
 
 class SkillEntry:
@@ -109,7 +113,7 @@ class SkillEntry:
 
     @property
     def description(self) -> str | None:
-        return self.file.get_str("description")
+        return self.facts.description
 
     def body_preview(self, lines: int = 8) -> str:
         body = [line for line in self.file.lines[self.file.body_start :]]

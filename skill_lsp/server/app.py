@@ -34,8 +34,9 @@ from .watch import WorkspaceWatcher
 log = logging.getLogger("skill_lsp.server")
 T = TypeVar("T")
 
-# skill names offered at once; more, and the list is marked incomplete
-COMPLETION_LIMIT = 100
+# skill names offered at once; more, and the list is marked incomplete (the client asks again as
+# the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
+COMPLETION_LIMIT = 50
 
 WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
 
@@ -615,7 +616,7 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     registries, claude = features.completion_registries(model, path, context, text)
     candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))
-    # A hundred items are mostly serialisation: each carries only what differs from the defaults (the
+    # Fifty items are mostly serialisation: each carries only what differs from the defaults (the
     # label is the filter and sort text, and the edit's range is the list's default when the client
     # takes one). The documentation (the skill's hover) comes with completionItem/resolve; a client
     # that does not say it resolves documentation gets the description inline.
