@@ -54,9 +54,10 @@ def within(path: PurePath | str, folder: PurePath | str) -> bool:
     return inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
 
 
-def _path_order(path: str) -> list[str]:
-    # the order of sorted(Path(...)) on POSIX (part by part), without building Path objects
-    return path.split(os.sep)
+def _path_order(path: str) -> str:
+    # the order of sorted(Path(...)) (part by part), without building Path objects or lists: with
+    # the separator made the lowest character, comparing the strings compares part by part
+    return path.replace(os.sep, "\0")
 
 
 def inside_workspace(path: Path, folders: list[Path]) -> bool:
