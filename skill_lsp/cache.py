@@ -19,7 +19,6 @@ import io
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -31,8 +30,8 @@ from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, sav
 from .pysource import PySource, parse_python
 from .rules.report import Reporter
 from .rules.skills import check_skill
-from .skillfile import SkillFile, parse_skill
-from .textutil import FileTooLarge, read_text
+from .skillfile import parse_skill
+from .textutil import FileTooLarge, read_text, unreadable_reason
 from .trace import phase
 
 Stamp = tuple[int, int]  # size, mtime_ns
@@ -88,12 +87,18 @@ def load(path: Path) -> Store:
         return Store()
 
 
-def _stamp(path: str) -> Stamp | None:
+def file_stamp(path: str | Path) -> Stamp | None:
+    """A file's size and mtime_ns (None: not there), what an analysis of it is kept by."""
     try:
         status = os.stat(path)
     except OSError:
         return None
     return status.st_size, status.st_mtime_ns
+
+
+def deps_hold(deps: Deps) -> bool:
+    """Whether every directory an analysis looked into is as it was (or still missing)."""
+    return all(_dir_mtime(directory) == mtime for directory, mtime in deps)
 
 
 def _dir_mtime(path: str) -> int | None:
@@ -108,10 +113,8 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
     directories they looked into (when with_deps: only a cache needs them); or why it could not be read."""
     try:
         text = read_text(job.path)
-    except FileTooLarge as error:
-        return str(error)
-    except OSError as error:
-        return f"cannot be read: {error.strerror or error}"
+    except (OSError, FileTooLarge) as error:
+        return unreadable_reason(error)
     parsed = parse_skill(text)
     skill = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed, external=job.external)
     reporter = Reporter(config, parsed.ignores)
@@ -174,10 +177,8 @@ def parse_python_file(path: Path) -> PySource | str:
     """A Python file's parse, or why it could not be read."""
     try:
         text = read_text(path)
-    except FileTooLarge as error:
-        return str(error)
-    except OSError as error:
-        return f"cannot be read: {error.strerror or error}"
+    except (OSError, FileTooLarge) as error:
+        return unreadable_reason(error)
     return parse_python(text, PurePath(path))
 
 
@@ -324,7 +325,7 @@ class CachedWorkspace(Workspace):
                 if self.cache_file is None:  # --no-cache: nothing to compare with or to store
                     placed.append((path, folder, None, None))
                     continue
-                stamp = _stamp(str(path))
+                stamp = file_stamp(path)
                 if stamp is None:
                     continue
                 known = self.old.pythons.get(str(path))
@@ -360,7 +361,7 @@ class CachedWorkspace(Workspace):
                     placed.append((job, None, 0, None))
                     continue
                 key = str(job.path)
-                stamp = _stamp(key)
+                stamp = file_stamp(key)
                 identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
                 indexes = known.get(identity)
                 if indexes is None:
@@ -369,7 +370,7 @@ class CachedWorkspace(Workspace):
                     indexes = known[identity] = (old_contexts.get(context), self.new.context_index(context))
                 record = self.old.skills.get(key)
                 if not (record is not None and stamp is not None and record[0] == stamp[0] and record[1] == stamp[1]
-                        and indexes[0] == record[2] and self._deps_hold(record[8])):
+                        and indexes[0] == record[2] and deps_hold(record[8])):
                     record = None
                     misses.append((job, config, True))
                 placed.append((job, stamp, indexes[1], record))
@@ -392,10 +393,7 @@ class CachedWorkspace(Workspace):
                         _raw(facts.name_span) if facts.name_span is not None else None, _raw(facts.first_line),
                         facts.ignores, findings, deps, facts.description,
                     )
-                skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
-                                   facts=facts, load=_loader(job.path))
-                skill.local_findings = list(findings)
-                model.skills[job.path] = skill
+                model.skills[job.path] = self.analysed_entry(job, facts, findings)
 
     def _analyse(self, misses: list[Job]) -> dict[Path, Analysis]:
         """The misses' analyses: those the workers started early for the same job, the rest now."""
@@ -439,9 +437,6 @@ class CachedWorkspace(Workspace):
                 paths.update(directory for directory, _ in record[8])
             save_outcome(self.location, self.folders, self.settings, paths, outcome, self.started)
 
-    @staticmethod
-    def _deps_hold(deps: Deps) -> bool:
-        return all(_dir_mtime(directory) == mtime for directory, mtime in deps)
 
     def save(self) -> None:
         unchanged = not self.dirty and self.new.skills.keys() == self.old.skills.keys() and (
@@ -449,13 +444,3 @@ class CachedWorkspace(Workspace):
         if self.cache_file is not None and not unchanged:
             with phase("save cache"):
                 save(self.cache_file, self.new)
-
-
-def _loader(path: Path) -> Callable[[], SkillFile]:
-    def load_file() -> SkillFile:
-        try:
-            return parse_skill(read_text(path))
-        except (OSError, FileTooLarge):
-            return parse_skill("")
-
-    return load_file

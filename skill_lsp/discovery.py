@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
+from .textutil import unreadable_reason
+
 # Never descended into: version control, dependencies, caches.
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache",
@@ -95,7 +97,7 @@ def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
         except FileNotFoundError:
             continue  # vanished since its parent was listed
         except OSError as error:
-            listing.unreadable[Path(directory)] = f"cannot be read: {error.strerror or error}"
+            listing.unreadable[Path(directory)] = unreadable_reason(error)
             continue
         if directory != root and any(child.name == "pyvenv.cfg" for child in children):
             continue  # a virtualenv

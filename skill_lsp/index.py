@@ -20,7 +20,7 @@ from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
 from .skillfile import SkillFile, parse_skill
-from .textutil import FileTooLarge, check_size, read_text
+from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
 
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
@@ -487,7 +487,7 @@ class Workspace:
             try:
                 text = self.text_of(path)
             except (OSError, FileTooLarge) as error:  # skipped, and the CLI says why
-                model.unreadable[path] = str(error) if isinstance(error, FileTooLarge) else f"cannot be read: {error.strerror or error}"
+                model.unreadable[path] = unreadable_reason(error)
                 continue
             source = self._parse(path, text, python=True)
             assert isinstance(source, PySource)
@@ -504,12 +504,27 @@ class Workspace:
             try:
                 text = self.text_of(job.path)
             except (OSError, FileTooLarge) as error:
-                model.unreadable[job.path] = str(error) if isinstance(error, FileTooLarge) else f"cannot be read: {error.strerror or error}"
+                model.unreadable[job.path] = unreadable_reason(error)
                 continue
             parsed = self._parse(job.path, text, python=False)
             assert isinstance(parsed, SkillFile)
             model.skills[job.path] = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed,
                                                 external=job.external)
+
+    def analysed_entry(self, job: SkillJob, facts: SkillFacts, findings: list[Finding]) -> SkillEntry:
+        """A skill entry made from its analysis (facts and the findings of its own rules, as check's
+        cache and the server keep them): its parse is read again only when a feature needs it."""
+
+        def load() -> SkillFile:
+            try:
+                return parse_skill(self.text_of(job.path))
+            except (OSError, FileTooLarge):
+                return parse_skill("")
+
+        skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
+                           facts=facts, load=load)
+        skill.local_findings = list(findings)
+        return skill
 
     def user_skills_dir(self) -> Path | None:
         """Editor/CLI setting, then `user-skills-dir` of a folder's pyproject.toml, then the environment."""

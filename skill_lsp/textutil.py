@@ -46,6 +46,13 @@ class FileTooLarge(Exception):
         super().__init__(name + _TOO_LARGE.format(limit // (1024 * 1024)))
 
 
+def unreadable_reason(error: OSError | FileTooLarge) -> str:
+    """Why a file or directory was skipped, as the CLI and the server's log say it."""
+    if isinstance(error, FileTooLarge):
+        return str(error)
+    return f"cannot be read: {error.strerror or error}"
+
+
 def is_too_large(reason: str) -> bool:
     """Whether an unreadable file's reason (Model.unreadable) is FileTooLarge's."""
     return reason.endswith(_TOO_LARGE.format(MAX_FILE_BYTES // (1024 * 1024)))

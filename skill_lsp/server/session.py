@@ -11,15 +11,15 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cache import Deps, analyse_skill
+from ..cache import Deps, analyse_skill, deps_hold, file_stamp
 from ..config import Config
 from ..discovery import inside_workspace, is_skill_filename, within
-from ..index import Model, Root, SkillEntry, SkillFacts, SkillJob, Workspace
+from ..index import Model, Root, SkillFacts, SkillJob, Workspace
 from ..model import Finding, Profile
+from ..outcome import is_recent
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
 from ..skillfile import SkillFile, parse_skill
@@ -73,9 +73,9 @@ class ServerWorkspace(Workspace):
                     continue
                 context: _Context = (job.root, job.profile, job.misnamed, job.external,
                                      model.config_for(job.path, self.settings))
-                stamp = _stamp(job.path)
+                stamp = file_stamp(job.path)
                 known = self._analyses.get(job.path)
-                if known is None or known.stamp != stamp or known.context != context or not _deps_hold(known.deps):
+                if known is None or known.stamp != stamp or known.context != context or not deps_hold(known.deps):
                     result = analyse_skill(job, context[4])
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
@@ -84,55 +84,21 @@ class ServerWorkspace(Workspace):
                 # not kept when changed within the clock's granularity: a later change may not move its mtime
                 if _settled(known):
                     kept[job.path] = known
-                skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
-                                   facts=known.facts, load=self._loader(job.path))
-                skill.local_findings = list(known.findings)
-                model.skills[job.path] = skill
+                model.skills[job.path] = self.analysed_entry(job, known.facts, known.findings)
         self._analyses = kept
-
-    def _loader(self, path: Path) -> Callable[[], SkillFile]:
-        def load() -> SkillFile:
-            try:
-                return parse_skill(self.text_of(path))
-            except (OSError, FileTooLarge):
-                return parse_skill("")
-
-        return load
 
     def forget(self, path: Path) -> None:
         super().forget(path)
         self._analyses.pop(path, None)
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return None
-    return status.st_size, status.st_mtime_ns
-
-
-# as `check`'s cache: an analysis is kept only for files and directories unchanged for this long
-RACY_SECONDS = 2.0
-
-
 def _settled(analysis: _Analysis) -> bool:
-    limit = time.time_ns() - int(RACY_SECONDS * 1e9)
+    """Kept only when nothing it depends on changed within the clock's granularity, as in check's cache."""
+    now = time.time_ns()
     mtimes = [mtime for _, mtime in analysis.deps]
     if analysis.stamp is not None:
         mtimes.append(analysis.stamp[1])
-    return all(mtime is not None and mtime < limit for mtime in mtimes)
-
-
-def _deps_hold(deps: Deps) -> bool:
-    for directory, mtime in deps:
-        try:
-            now: int | None = os.stat(directory).st_mtime_ns
-        except OSError:
-            now = None
-        if now != mtime:
-            return False
-    return True
+    return not any(is_recent(mtime, now) for mtime in mtimes)
 
 
 class Session:
