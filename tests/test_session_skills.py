@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
+import weakref
 from pathlib import Path
 
+import pytest
+
 from skill_lsp.config import Config
-from skill_lsp.index import Workspace
+from skill_lsp.index import Model, Workspace
 from skill_lsp.rules import run_rules
 from skill_lsp.server.session import Session
 
@@ -43,8 +47,42 @@ def test_unopened_skills_keep_no_parse_until_a_feature_asks(tmp_path: Path) -> N
     closed = session.model.skills[tmp_path / ".agentdeck/skills/refund/SKILL.md"]
     assert closed._file is None and closed.local_findings is not None
     assert session.model.skills[opened]._file is not None  # open: its parse serves the editor
-    assert closed.description == "Refund an order."  # read again on demand
-    assert closed.file.fields["name"].value_span == closed.facts.name_span
+    assert closed.description == "Refund an order."  # one of its facts: completion offers it without a read
+    assert closed._file is None
+    assert closed.file.fields["name"].value_span == closed.facts.name_span  # read again on demand
+
+
+def test_a_new_full_analysis_lets_the_previous_model_go(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model is frozen out of the cycle collector between full analyses; the next one must
+    still free it, reference cycles included (frozen cyclic garbage would otherwise stay for good)."""
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    probes: list[weakref.ref[Cycle]] = []
+    real_build = Workspace.build
+
+    def build(self: Workspace) -> Model:
+        model = real_build(self)
+        probe = Cycle()  # a cycle that only this model holds, as a model's own cycles would be
+        model.__dict__["probe"] = probe
+        probes.append(weakref.ref(probe))
+        return model
+
+    monkeypatch.setattr(Workspace, "build", build)
+    write_files(tmp_path, {
+        ".agentdeck/skills/refund/SKILL.md": "---\nname: refund\ndescription: Refund an order.\n---\n\nSteps.\n",
+        "agent.py": 'from agentdeck import Agent\n\na = Agent(name="a", instructions="x", skills=["refund"])\n',
+    })
+    session = Session([tmp_path])
+    try:
+        session.full_analysis()
+        assert gc.get_freeze_count() > 0
+        session.full_analysis()
+        assert probes[0]() is None and probes[1]() is not None
+    finally:
+        gc.unfreeze()
 
 
 def test_analyses_are_reused_until_their_directories_change(tmp_path: Path) -> None:
