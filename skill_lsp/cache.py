@@ -49,11 +49,11 @@ SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict
 
 @dataclass
 class Store:
-    contexts: list[tuple[object, ...]] = field(default_factory=list)
+    contexts: list[Context] = field(default_factory=list)
     skills: dict[str, SkillRecord] = field(default_factory=dict)
     pythons: dict[str, tuple[Stamp, PySource]] = field(default_factory=dict)
 
-    def context_index(self, context: tuple[object, ...]) -> int:
+    def context_index(self, context: Context) -> int:
         try:
             return self.contexts.index(context)
         except ValueError:
@@ -106,6 +106,17 @@ def _dir_mtime(path: str) -> int | None:
         return os.stat(path).st_mtime_ns
     except OSError:
         return None
+
+
+Context = tuple[object, ...]
+
+
+def analysis_context(job: SkillJob, config: Config) -> Context:
+    """What a SKILL.md's own analysis depends on besides its file and the directories its links were
+    resolved against: its profile, its root's place and prefix, its file name, whether it lies outside
+    the workspace, and its configuration. check's cache, its early analyses and the server compare it."""
+    root = job.root
+    return (job.profile, root.path if root else None, root.prefix if root else "", job.misnamed, job.external, config)
 
 
 def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tuple[SkillFacts, list[Finding], Deps] | str:
@@ -266,15 +277,9 @@ class Batch:
 
 
 def _same_job(early: Job, final: Job) -> bool:
-    """Whether an early analysis holds for the final job: same file, place, profile and configuration."""
-    (job, config, deps), (other, other_config, other_deps) = early, final
-    if job.root is None or other.root is None:
-        same_root = job.root is other.root
-    else:
-        same_root = job.root.path == other.root.path and job.root.prefix == other.root.prefix
-    return (same_root and job.path == other.path and job.profile == other.profile and job.misnamed == other.misnamed
-            and job.external == other.external and deps == other_deps
-            and (config is other_config or config == other_config))
+    """Whether an early analysis holds for the final job: same file, context and wish for deps."""
+    return (early[0].path == final[0].path and early[2] == final[2]
+            and analysis_context(early[0], early[1]) == analysis_context(final[0], final[1]))
 
 
 class CachedWorkspace(Workspace):
@@ -365,8 +370,7 @@ class CachedWorkspace(Workspace):
                 identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
                 indexes = known.get(identity)
                 if indexes is None:
-                    context = (job.profile.value, job.root.path if job.root else None, job.root.prefix if job.root else "",
-                               job.misnamed, job.external, config)
+                    context = analysis_context(job, config)
                     indexes = known[identity] = (old_contexts.get(context), self.new.context_index(context))
                 record = self.old.skills.get(key)
                 if not (record is not None and stamp is not None and record[0] == stamp[0] and record[1] == stamp[1]

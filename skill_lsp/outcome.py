@@ -29,7 +29,7 @@ from .trace import phase
 
 CACHE_ENV = "SKILL_LSP_CACHE_DIR"
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
-FORMAT = 2
+FORMAT = 3
 # files modified this recently are analysed but not stored
 RACY_SECONDS = 2.0
 

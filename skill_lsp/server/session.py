@@ -14,11 +14,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cache import Deps, analyse_skill, deps_hold, file_stamp
+from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
 from ..config import Config
 from ..discovery import inside_workspace, is_skill_filename, within
-from ..index import Model, Root, SkillFacts, SkillJob, Workspace
-from ..model import Finding, Profile
+from ..index import Model, SkillFacts, SkillJob, Workspace
+from ..model import Finding
 from ..outcome import is_recent
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
@@ -38,8 +38,6 @@ class Settings:
     config: Config = field(default_factory=Config)
 
 
-# what a SKILL.md's own findings depend on besides its file: its root, profile, file name, place, configuration
-_Context = tuple[Root | None, Profile, bool, bool, Config]
 
 
 @dataclass
@@ -48,7 +46,7 @@ class _Analysis:
     its rules looked into are unchanged."""
 
     stamp: tuple[int, int] | None
-    context: _Context
+    context: Context
     facts: SkillFacts
     findings: list[Finding]
     deps: Deps
@@ -71,12 +69,12 @@ class ServerWorkspace(Workspace):
                 if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
                     self._load_skills(model, [job])
                     continue
-                context: _Context = (job.root, job.profile, job.misnamed, job.external,
-                                     model.config_for(job.path, self.settings))
+                config = model.config_for(job.path, self.settings)
+                context = analysis_context(job, config)
                 stamp = file_stamp(job.path)
                 known = self._analyses.get(job.path)
                 if known is None or known.stamp != stamp or known.context != context or not deps_hold(known.deps):
-                    result = analyse_skill(job, context[4])
+                    result = analyse_skill(job, config)
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
                         continue
