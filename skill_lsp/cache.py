@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
+import signal
+import struct
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import Any
+from typing import NoReturn
 
 from .config import Config
 from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
@@ -145,14 +149,18 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
 
 
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str
-# An analysis as a worker sends it: plain tuples, which pickle at C speed (name, name span,
-# first line span, ignores, findings, deps), or why the file could not be read.
+# An analysis as a child process sends it: plain tuples, which pickle at C speed (name, name span,
+# first line span, ignores, findings, deps, description), or why the file could not be read.
 Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps, str | None] | str
 Job = tuple[SkillJob, Config, bool]  # the skill, its configuration, whether its deps are wanted
-# Below this many files a pool's start-up costs more than the second core saves.
+# Below this many files a fork costs more than the second core saves.
 PARALLEL_FROM = 1000
-# Work is handed out in chunks, several per process, so that no process is left idle at the end.
-CHUNKS_PER_WORKER = 8
+# Skills per chunk: small enough that no process waits long for the last one, large enough that
+# taking a chunk (one read of a pipe) costs nothing next to analysing it.
+CHUNK = 64
+# A chunk number is four bytes in a pipe; a pipe holds 64 KiB, and all are written before the fork.
+MAX_CHUNKS = 16384
+_NUMBER = struct.Struct("<I")
 
 
 def _pack(result: Analysis) -> Packed:
@@ -171,19 +179,6 @@ def _unpack(packed: Packed) -> Analysis:
     return facts, findings, deps
 
 
-# The jobs a forked worker reads from the memory it was forked with: set just before the fork,
-# so that only two numbers per chunk travel to a worker, not thousands of paths.
-_SHARED: list[Job] = []
-
-
-def _analyse_shared(bounds: tuple[int, int]) -> list[Packed]:
-    return [_pack(analyse_skill(*_SHARED[index])) for index in range(*bounds)]
-
-
-def _analyse_sent(jobs: list[Job]) -> list[Packed]:
-    return [_pack(analyse_skill(*job)) for job in jobs]
-
-
 def parse_python_file(path: Path) -> PySource | str:
     """A Python file's parse, or why it could not be read."""
     try:
@@ -193,87 +188,124 @@ def parse_python_file(path: Path) -> PySource | str:
     return parse_python(text, PurePath(path))
 
 
-class Workers:
-    """Forked processes, one per core but one, that analyse SKILL.md files: the main process is the
-    last worker (it parses the Python files meanwhile, then takes the chunks no worker has started).
-    On Linux a fork shares the loaded modules and the job list, so a worker starts in milliseconds;
-    a spawned interpreter would not pay. Anywhere else, or on one core, everything runs in-process."""
-
-    def __init__(self) -> None:
-        self.pool: Any = None
-        cores = os.cpu_count() or 1
-        self.count = max(1, min(cores - 1, 3))
-        self.usable = sys.platform == "linux" and cores >= 2
-
-    def start(self, shared: list[Job]) -> bool:
-        """Fork the workers now, sharing `shared`; False when there are none to be had."""
-        global _SHARED
-        if not self.usable:
-            return False
-        if self.pool is not None:
-            return True
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        _SHARED = shared
-        try:
-            self.pool = ProcessPoolExecutor(max_workers=self.count, mp_context=multiprocessing.get_context("fork"))
-            # fork every worker now, while _SHARED holds the jobs
-            for future in [self.pool.submit(os.getpid) for _ in range(self.count)]:
-                future.result()
-        except (OSError, RuntimeError):
-            self.close()
-            self.usable = False
-            return False
-        finally:
-            _SHARED = []  # the main process keeps no second reference
-        return True
-
-    def chunks(self, total: int) -> list[tuple[int, int]]:
-        size = max(1, -(-total // ((self.count + 1) * CHUNKS_PER_WORKER)))
-        return [(start, min(start + size, total)) for start in range(0, total, size)]
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = None
+def children_available() -> int:
+    """How many child processes a batch may fork: one per core but one (this process is the last
+    worker). On Linux a fork shares the loaded modules and the jobs, so a child starts in a
+    millisecond; a spawned interpreter would not pay. Elsewhere, or on one core, none."""
+    if sys.platform != "linux":
+        return 0
+    cores = len(os.sched_getaffinity(0))
+    return max(0, min(cores - 1, 3))
 
 
 class Batch:
-    """Analyses handed to the workers in chunks, collected on demand: the main process then takes
-    the chunks no worker has started yet, from the last one down, while the workers go on from the
-    first one up; without workers it does them all."""
+    """Skill analyses shared by this process and children forked with the jobs in memory.
 
-    def __init__(self, workers: Workers, jobs: list[Job], shared: bool) -> None:
+    The chunks' numbers wait in a pipe, four bytes each, written before the fork: every process
+    reads four bytes to take the next chunk (a pipe read holds the pipe's lock, so two processes
+    never take the same one), and an empty pipe ends the work. The processes so share the chunks
+    out as they go, this one joining in once it is done with its own work (results()). A child
+    sends what it analysed, pickled, through a pipe of its own when the queue is empty; whatever
+    a child took and never sent (it was killed) is analysed here."""
+
+    def __init__(self, jobs: list[Job], children: int) -> None:
         self.jobs = jobs
-        self.futures: list[tuple[tuple[int, int], Any]] = []
-        self.done: list[Packed] | None = None
-        if workers.pool is not None:
-            for bounds in workers.chunks(len(jobs)):
-                if shared:
-                    future = workers.pool.submit(_analyse_shared, bounds)
-                else:
-                    future = workers.pool.submit(_analyse_sent, jobs[bounds[0] : bounds[1]])
-                self.futures.append((bounds, future))
-        else:
-            self.done = _analyse_sent(jobs)
+        self.size = max(CHUNK, -(-len(jobs) // MAX_CHUNKS))
+        self.count = -(-len(jobs) // self.size)
+        self.children: list[tuple[int, int]] = []  # pid, read end of its results pipe
+        self.done: list[Analysis] | None = None
+        self.queue = -1
+        if children <= 0:
+            return
+        queue, feed = os.pipe()
+        try:
+            os.write(feed, b"".join(_NUMBER.pack(index) for index in range(self.count)))
+        finally:
+            os.close(feed)  # an empty queue then reads as the end, not as a wait
+        self.queue = queue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for _ in range(children):
+            try:
+                results, sink = os.pipe()
+                pid = os.fork()
+            except OSError:
+                break  # no more processes to be had: fewer hands, same work
+            if pid == 0:
+                self._child(results, sink)
+            os.close(sink)
+            self.children.append((pid, results))
+
+    def _take(self) -> int | None:
+        try:
+            data = os.read(self.queue, _NUMBER.size)
+        except OSError:
+            return None
+        return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
+
+    def _chunk(self, index: int) -> list[Job]:
+        return self.jobs[index * self.size : (index + 1) * self.size]
+
+    def _child(self, results: int, sink: int) -> NoReturn:
+        status = 1
+        try:
+            os.close(results)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            done: dict[int, list[Packed]] = {}
+            while (index := self._take()) is not None:
+                done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
+            with os.fdopen(sink, "wb") as out:
+                pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0
+        finally:
+            os._exit(status)  # never the parent's exit handlers, buffers or cleanup
 
     def results(self) -> list[Analysis]:
-        if self.done is None:
-            parts: dict[int, list[Packed]] = {}
-            for index in range(len(self.futures) - 1, -1, -1):
-                bounds, future = self.futures[index]
-                if future.cancel():  # no worker has started it
-                    parts[index] = _analyse_sent(self.jobs[bounds[0] : bounds[1]])
-            for index, (bounds, future) in enumerate(self.futures):
-                if index in parts:
-                    continue
-                try:
-                    parts[index] = future.result()
-                except Exception:  # a worker died (killed, out of memory): do its part here
-                    parts[index] = _analyse_sent(self.jobs[bounds[0] : bounds[1]])
-            self.done = [packed for index in range(len(self.futures)) for packed in parts[index]]
-        return [_unpack(packed) for packed in self.done]
+        """Every job's analysis, in the jobs' order."""
+        if self.done is not None:
+            return self.done
+        parts: dict[int, list[Analysis]] = {}
+        if self.queue < 0:
+            parts = {index: [analyse_skill(*job) for job in self._chunk(index)] for index in range(self.count)}
+        else:
+            while (index := self._take()) is not None:
+                parts[index] = [analyse_skill(*job) for job in self._chunk(index)]
+            for packed in self._collect():
+                for index, chunk in packed.items():
+                    parts[index] = [_unpack(item) for item in chunk]
+            for index in range(self.count):
+                if index not in parts:  # a child died with it
+                    parts[index] = [analyse_skill(*job) for job in self._chunk(index)]
+        self.done = [analysis for index in range(self.count) for analysis in parts[index]]
+        return self.done
+
+    def _collect(self) -> Iterator[dict[int, list[Packed]]]:
+        """Each child's results (nothing from one that died), once it has sent them and exited."""
+        children, self.children = self.children, []
+        os.close(self.queue)
+        self.queue = -1
+        for pid, pipe in children:
+            try:
+                with os.fdopen(pipe, "rb") as handle:
+                    data = handle.read()
+                os.waitpid(pid, 0)
+                yield SafeUnpickler(io.BytesIO(data)).load()
+            except Exception:  # killed half-way, or out of memory: its chunks are done here
+                continue
+
+    def close(self) -> None:
+        """Stop and reap the children (an error or an interrupt before results())."""
+        for pid, pipe in self.children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+            os.close(pipe)
+        self.children = []
+        if self.queue >= 0:
+            os.close(self.queue)
+            self.queue = -1
 
 
 def _same_job(early: Job, final: Job) -> bool:
@@ -290,9 +322,10 @@ class CachedWorkspace(Workspace):
         self.location = location
         self.cache_file = location / f"{folders_key(self.folders)}.pickle" if location is not None else None
         self.started = time.time_ns()
-        self.workers = Workers()
+        self.children = self.walk_helpers = children_available()
         # analyses started before the final jobs were known (see prepare)
         self.early: Batch | None = None
+        self.batches: list[Batch] = []  # to stop, should the run end early
         self.old = Store()
         self.new = Store()
         # something was analysed again, so the cache on disk is out of date
@@ -306,19 +339,26 @@ class CachedWorkspace(Workspace):
         try:
             return super().build()
         finally:
-            self.workers.close()
+            for batch in self.batches:
+                batch.close()
+            self.batches = []
             self.early = None
 
     def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
-        """A cold run of a large workspace: the workers start on the skills whose place is already
+        """A cold run of a large workspace: child processes start on the skills whose place is already
         known while this process reads the Python files (load_skills checks each against its final job)."""
-        if len(skill_paths) < PARALLEL_FROM or self.old.skills or not self.workers.usable:
+        if len(skill_paths) < PARALLEL_FROM or self.old.skills or not self.children:
             return
         with phase("start workers"):
             jobs = [(job, model.config_for(job.path, self.settings), self.cache_file is not None)
                     for job in self.speculative_jobs(model, skill_paths, directories)]
-            if len(jobs) >= PARALLEL_FROM and self.workers.start(jobs):
-                self.early = Batch(self.workers, jobs, shared=True)
+            if len(jobs) >= PARALLEL_FROM:
+                self.early = self._batch(jobs)
+
+    def _batch(self, jobs: list[Job]) -> Batch:
+        batch = Batch(jobs, self.children if len(jobs) >= PARALLEL_FROM else 0)
+        self.batches.append(batch)
+        return batch
 
     def _recent(self, mtime_ns: int | None) -> bool:
         return is_recent(mtime_ns, self.started)
@@ -400,22 +440,17 @@ class CachedWorkspace(Workspace):
                 model.skills[job.path] = self.analysed_entry(job, facts, findings)
 
     def _analyse(self, misses: list[Job]) -> dict[Path, Analysis]:
-        """The misses' analyses: those the workers started early for the same job, the rest now."""
+        """The misses' analyses: those started early for the same job, the rest now."""
+        early = {job[0].path: job for job in self.early.jobs} if self.early is not None else {}
+        rest = [job for job in misses if (known := early.get(job[0].path)) is None or not _same_job(known, job)]
+        # the rest start now, beside what is left of the early ones
+        batch = self._batch(rest) if rest else None
         analysed: dict[Path, Analysis] = {}
-        rest = misses
         if self.early is not None:
-            early = {job[0].path: (job, result) for job, result in zip(self.early.jobs, self.early.results(), strict=True)}
-            rest = []
-            for job in misses:
-                known = early.get(job[0].path)
-                if known is not None and _same_job(known[0], job):
-                    analysed[job[0].path] = known[1]
-                else:
-                    rest.append(job)
-        if rest:
-            if len(rest) >= PARALLEL_FROM:
-                self.workers.start([])
-            batch = Batch(self.workers, rest, shared=False)
+            stale = {job[0].path for job in rest}
+            analysed.update((job[0].path, result) for job, result in zip(self.early.jobs, self.early.results(), strict=True)
+                            if job[0].path not in stale)
+        if batch is not None:
             analysed.update(zip((job.path for job, _, _ in rest), batch.results(), strict=True))
         return analysed
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import fnmatch
+import io
 import os
+import pickle
+import signal
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import NoReturn
 
+from .outcome import SafeUnpickler
 from .textutil import unreadable_reason
 
 # Never descended into: version control, dependencies, caches.
@@ -68,74 +74,207 @@ def inside_workspace(path: Path, folders: list[Path]) -> bool:
     return any(within(real, Path(os.path.realpath(folder))) for folder in folders)
 
 
-def walk(folder: Path, exclude: tuple[str, ...] = ()) -> Listing:
+# A parallel walk forks at the first directory with this many subdirectories (a skills root
+# worth a second process), and from there on shares out the subdirectories of every directory
+# with at least SHARE_FROM of them; the directories above those are listed by each process.
+FORK_FROM = 256
+SHARE_FROM = 16
+
+
+def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
-    Strings throughout (Path objects only for what is returned): this runs over
-    every directory of the workspace on each cold start.
+    With helpers, up to that many forked processes share a large tree's walk with this one (on
+    Linux: a fork shares the walk's state as it is). A walk that entered a directory through a
+    symlink, or lost a process, is done again alone: which of two ways into one directory is kept
+    depends on the walk's order.
     """
-    listing = Listing()
-    root = str(folder)
-    real_root = os.path.realpath(root)
-    real_prefix = real_root if real_root.endswith(os.sep) else real_root + os.sep
-    seen: set[str] = set()
-    skill_files: list[str] = []
-    python_files: list[str] = []
-    pyprojects: list[str] = []
-    directories: list[str] = []
-    # (path, its real path): the real path follows lexically until a symlink is crossed
-    stack = [(root, real_root)]
-    while stack:
-        directory, real = stack.pop()
-        if real in seen:
-            continue  # a symlink loop, or a directory reached twice
-        seen.add(real)
-        directories.append(directory)
+    walker = _Walker(folder, exclude, helpers)
+    try:
+        walker.run()
+        shared = walker.collect()
+    finally:
+        walker.stop()
+    if shared and (walker.found.linked or not walker.complete):
+        walker = _Walker(folder, exclude, 0)
+        walker.run()
+    return walker.found.listing(unique=shared)
+
+
+class _Found:
+    """What a walk found, as strings (Path objects only for what is returned: this runs over every
+    directory of the workspace on each cold start)."""
+
+    def __init__(self) -> None:
+        self.skill_files: list[str] = []
+        self.python_files: list[str] = []
+        self.pyprojects: list[str] = []
+        self.directories: list[str] = []
+        self.unreadable: dict[str, str] = {}
+        self.linked = False  # a directory was entered through a symlink
+
+    def merge(self, other: _Found) -> None:
+        self.skill_files += other.skill_files
+        self.python_files += other.python_files
+        self.pyprojects += other.pyprojects
+        self.directories += other.directories
+        self.unreadable.update(other.unreadable)
+        self.linked = self.linked or other.linked
+
+    def listing(self, unique: bool) -> Listing:
+        def ordered(paths: list[str]) -> list[Path]:
+            return [Path(path) for path in sorted(set(paths) if unique else paths, key=_path_order)]
+
+        return Listing(ordered(self.skill_files), ordered(self.python_files), ordered(self.pyprojects),
+                       set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()})
+
+
+class _Walker:
+    def __init__(self, folder: Path, exclude: tuple[str, ...], helpers: int) -> None:
+        self.folder = folder
+        self.exclude = exclude
+        self.helpers = helpers
+        self.found = _Found()
+        self.part = 0  # this process's number in a shared walk (0: the one that forked)
+        self.parts = 1
+        self.children: list[tuple[int, int]] = []  # pid, read end of its results pipe
+        self.sink = -1  # a helper's write end of its results pipe
+        self.complete = True
+
+    def run(self) -> None:
         try:
-            with os.scandir(directory) as entries:
-                children = list(entries)
-        except FileNotFoundError:
-            continue  # vanished since its parent was listed
-        except OSError as error:
-            listing.unreadable[Path(directory)] = unreadable_reason(error)
-            continue
-        if directory != root and any(child.name == "pyvenv.cfg" for child in children):
-            continue  # a virtualenv
-        for entry in children:
-            name = entry.name
+            self._run()
+        except BaseException:
+            if self.part > 0:
+                os._exit(1)  # a helper never returns into its parent's code; the parent walks again
+            raise
+        if self.part > 0:
+            self.send()
+
+    def _run(self) -> None:
+        folder, exclude, found = self.folder, self.exclude, self.found
+        root = str(folder)
+        real_root = os.path.realpath(root)
+        real_prefix = real_root if real_root.endswith(os.sep) else real_root + os.sep
+        seen: set[str] = set()
+        # (path, its real path, whether its subtree is this process's alone): the real path
+        # follows lexically until a symlink is crossed
+        stack = [(root, real_root, False)]
+        while stack:
+            directory, real, alone = stack.pop()
+            if real in seen:
+                continue  # a symlink loop, or a directory reached twice
+            seen.add(real)
+            found.directories.append(directory)
             try:
-                # one type test for the common cases (a plain directory or file); links are rarer
-                if entry.is_dir(follow_symlinks=False):
-                    if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
-                        continue
-                    stack.append((entry.path, real + os.sep + name))
-                    continue
-                if entry.is_symlink():
-                    target = os.path.realpath(entry.path)
-                    if target != real_root and not target.startswith(real_prefix):
-                        continue  # never follow a link out of the workspace
-                    if entry.is_dir():
+                with os.scandir(directory) as entries:
+                    children = list(entries)
+            except FileNotFoundError:
+                continue  # vanished since its parent was listed
+            except OSError as error:
+                found.unreadable[directory] = unreadable_reason(error)
+                continue
+            if directory != root and any(child.name == "pyvenv.cfg" for child in children):
+                continue  # a virtualenv
+            subdirectories: list[tuple[str, str, bool]] = []
+            for entry in children:
+                name = entry.name
+                try:
+                    # one type test for the common cases (a plain directory or file); links are rarer
+                    if entry.is_dir(follow_symlinks=False):
                         if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
                             continue
-                        stack.append((entry.path, target))
+                        subdirectories.append((entry.path, real + os.sep + name, alone))
                         continue
-                if not entry.is_file():
+                    if entry.is_symlink():
+                        target = os.path.realpath(entry.path)
+                        if target != real_root and not target.startswith(real_prefix):
+                            continue  # never follow a link out of the workspace
+                        if entry.is_dir():
+                            if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
+                                continue
+                            found.linked = True
+                            subdirectories.append((entry.path, target, alone))
+                            continue
+                    if not entry.is_file():
+                        continue
+                except OSError:
                     continue
+                if is_skill_filename(name):
+                    bucket = found.skill_files
+                elif name.endswith(".py"):
+                    bucket = found.python_files
+                elif name == "pyproject.toml":
+                    bucket = found.pyprojects
+                else:
+                    continue
+                if exclude and excluded(Path(entry.path), folder, exclude):
+                    continue
+                bucket.append(entry.path)
+            if not alone and len(subdirectories) >= SHARE_FROM:
+                if self.parts == 1 and len(subdirectories) >= FORK_FROM and self.helpers > 0:
+                    self.fork()
+                    found = self.found  # a child starts afresh
+                if self.parts > 1:
+                    # every process lists this directory: each takes its share of what is below
+                    subdirectories.sort()
+                    subdirectories = [(path, real_path, True) for path, real_path, _ in subdirectories[self.part::self.parts]]
+            stack += subdirectories
+
+    def fork(self) -> None:
+        """Fork the helpers here, each to go on with the walk from this very point."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        parts = self.helpers + 1
+        for part in range(1, parts):
+            try:
+                results, sink = os.pipe()
+                pid = os.fork()
             except OSError:
-                continue
-            if is_skill_filename(name):
-                bucket = skill_files
-            elif name.endswith(".py"):
-                bucket = python_files
-            elif name == "pyproject.toml":
-                bucket = pyprojects
-            else:
-                continue
-            if exclude and excluded(Path(entry.path), folder, exclude):
-                continue
-            bucket.append(entry.path)
-    listing.skill_files = [Path(path) for path in sorted(skill_files, key=_path_order)]
-    listing.python_files = [Path(path) for path in sorted(python_files, key=_path_order)]
-    listing.pyprojects = [Path(path) for path in sorted(pyprojects, key=_path_order)]
-    listing.directories = set(directories)
-    return listing
+                break  # fewer processes to be had: fewer shares
+            if pid == 0:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                for _, pipe in self.children:
+                    os.close(pipe)
+                os.close(results)
+                self.children = []
+                self.part, self.parts, self.sink = part, parts, sink
+                self.found = _Found()
+                return
+            os.close(sink)
+            self.children.append((pid, results))
+        if self.children:
+            self.parts = len(self.children) + 1
+
+    def send(self) -> NoReturn:
+        """A helper's end: what it found goes to the parent, then the process exits."""
+        status = 1
+        try:
+            with os.fdopen(self.sink, "wb") as out:
+                pickle.dump(self.found, out, protocol=pickle.HIGHEST_PROTOCOL)
+            status = 0
+        finally:
+            os._exit(status)  # never the parent's exit handlers, buffers or cleanup
+
+    def collect(self) -> bool:
+        """Merge what the helpers found; whether the walk was shared."""
+        children, self.children = self.children, []
+        for pid, pipe in children:
+            try:
+                with os.fdopen(pipe, "rb") as handle:
+                    data = handle.read()
+                os.waitpid(pid, 0)
+                self.found.merge(SafeUnpickler(io.BytesIO(data)).load())
+            except Exception:  # the process was killed: its share is missing
+                self.complete = False
+        return self.parts > 1
+
+    def stop(self) -> None:
+        for pid, pipe in self.children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+            os.close(pipe)
+        self.children = []

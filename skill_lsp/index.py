@@ -388,6 +388,8 @@ class Workspace:
         self._listings: dict[Path, Listing] = {}
         self._disk_texts: dict[Path, tuple[tuple[int, int], str]] = {}
         self.model: Model | None = None
+        # processes a walk may fork (check: one per core but one; never the threaded server)
+        self.walk_helpers = 0
         # what built the model, kept for incremental updates
         self.builder: _Builder | None = None
 
@@ -401,7 +403,7 @@ class Workspace:
             loaded = load_pyproject(folder / "pyproject.toml")
             exclude = self.settings.exclude + (loaded.config.exclude if loaded else ())
             with phase("walk"):
-                self._listings[folder] = walk(folder, exclude)
+                self._listings[folder] = walk(folder, exclude, self.walk_helpers)
         return self._listings[folder]
 
     def text_of(self, path: Path) -> str:
@@ -446,7 +448,8 @@ class Workspace:
                     model.configs[pyproject] = loaded
             skill_paths += [(path, folder) for path in listing.skill_files]
             python_paths += [(path, folder) for path in listing.python_files]
-        listed = {p for p, _ in skill_paths} | {p for p, _ in python_paths}
+        # open buffers of files the walk did not find (not saved yet)
+        listed = {p for p, _ in skill_paths} | {p for p, _ in python_paths} if self.overlays else set()
         extra = {path for path in self.overlays if path not in listed}
         for path in sorted(extra):
             folder = model.folder_of(path)

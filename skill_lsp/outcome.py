@@ -14,11 +14,9 @@ within the same timestamp tick would go unseen).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +66,8 @@ def save(path: Path, data: object) -> None:
     """Atomic: a temporary file beside the cache, then a rename over it."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only a run that writes the cache pays for the import
+
         handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(handle, "wb") as out:
@@ -87,6 +87,8 @@ def is_recent(mtime_ns: int | None, started_ns: int) -> bool:
 
 def folders_key(folders: list[Path]) -> str:
     """The name of a workspace's cache files: its folders, hashed."""
+    import hashlib  # not for --no-cache: its import costs start-up time
+
     digest = hashlib.sha256("\0".join(str(folder) for folder in folders).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:24]
 

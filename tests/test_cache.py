@@ -113,22 +113,29 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     age(project.root)
     monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
     alone = project.check("--no-cache")
-    started: list[int] = []
-    real_start = cache_module.Workers.start
+    forked: list[tuple[int, int]] = []  # (jobs, children) of each batch that forked
+    real_init = cache_module.Batch.__init__
 
-    def counting_start(self: cache_module.Workers, shared: list[cache_module.Job]) -> bool:
-        started.append(len(shared))
-        return real_start(self, shared)
+    def counting_init(self: cache_module.Batch, jobs: list[cache_module.Job], children: int) -> None:
+        real_init(self, jobs, children)
+        if self.children:
+            forked.append((len(jobs), len(self.children)))
 
-    monkeypatch.setattr(cache_module.Workers, "start", counting_start)
+    monkeypatch.setattr(cache_module.Batch, "__init__", counting_init)
     assert project.check("--no-cache") == alone
-    assert not started  # the baseline really ran in one process
+    assert not forked  # the baseline really ran in one process
     monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(cache_module, "CHUNK", 2)  # many chunks, shared out as the processes go
     assert project.check("--no-cache") == alone
-    assert started and started[0] > 0  # early analyses, shared with the forked workers
-    started.clear()
-    assert project.check() == alone  # filling the cache from the workers' results
-    assert started
+    # early: the skills of conventional roots; then those the Deck claimed (.claude/skills) or placed (skills)
+    skill_files = [path for path in files if path.endswith("/SKILL.md")]
+    conventional = [path for path in skill_files if path.startswith((".agentdeck/", ".claude/", ".agents/"))]
+    claimed = [path for path in skill_files if path.startswith((".claude/skills/", "skills/"))]
+    assert [jobs for jobs, _ in forked] == [len(conventional), len(claimed)]
+    assert all(children >= 1 for _, children in forked)
+    forked.clear()
+    assert project.check() == alone  # filling the cache from the children's results
+    assert forked
     assert {"SK103", "SK108", "SK111", "SK202", "AD101"} <= set(codes(alone))
 
 

@@ -314,3 +314,63 @@ def test_symlink_inside_the_project_is_followed(project):
     project.path(".agentdeck/skills").mkdir(parents=True)
     os.symlink(project.path("shared/tone"), project.path(".agentdeck/skills/tone"), target_is_directory=True)
     assert "SK101" in codes(project.check())
+
+
+# -- a walk shared between processes ------------------------------------------------------------
+
+
+def _tree(root: Path, wide: int) -> None:
+    files = {"pyproject.toml": "[project]\nname = 'x'\n", "agents/a.py": "x = 1\n",
+             "node_modules/skip/SKILL.md": BROKEN, "venv-like/pyvenv.cfg": "", "venv-like/lib/SKILL.md": BROKEN}
+    for number in range(wide):
+        files[f".agentdeck/skills/s{number:03d}/SKILL.md"] = skill_md(f"s{number:03d}")
+        files[f".agentdeck/skills/s{number:03d}/scripts/run.py"] = "print(1)\n"
+        files[f"skills/t{number:03d}/SKILL.md"] = skill_md(f"t{number:03d}")
+    write_files(root, files)
+
+
+def _shape(listing: object) -> tuple[object, ...]:
+    return tuple(getattr(listing, name) for name in ("skill_files", "python_files", "pyprojects", "directories", "unreadable"))
+
+
+@pytest.mark.parametrize("helpers", [1, 3])
+def test_a_shared_walk_finds_what_one_process_finds(tmp_path, monkeypatch, helpers):
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(discovery.os, "fork", counting_fork)
+    shared = discovery.walk(tmp_path, (), helpers)
+    assert len(forks) == helpers
+    assert _shape(shared) == _shape(alone)
+    assert len(shared.skill_files) == 80 and len(shared.python_files) == 41
+
+
+def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_again_alone(tmp_path, monkeypatch):
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    (tmp_path / "linked").symlink_to(tmp_path / "skills")
+    alone = discovery.walk(tmp_path)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
+
+    (tmp_path / "linked").unlink()
+    alone = discovery.walk(tmp_path)
+    def dying_send(self: discovery._Walker) -> None:
+        os._exit(1)  # killed before it could send its share
+
+    monkeypatch.setattr(discovery._Walker, "send", dying_send)
+    assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)

@@ -200,8 +200,8 @@ def test_files_vanishing_between_listing_and_reading(project: Project, monkeypat
     })
     real_walk = discovery.walk
 
-    def walk_then_delete(folder: Path, exclude: tuple[str, ...] = ()) -> discovery.Listing:
-        listing = real_walk(folder, exclude)
+    def walk_then_delete(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0) -> discovery.Listing:
+        listing = real_walk(folder, exclude, helpers)
         (project.root / ".agentdeck/skills/gone/SKILL.md").unlink(missing_ok=True)
         (project.root / "agent.py").unlink(missing_ok=True)
         return listing

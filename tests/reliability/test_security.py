@@ -45,11 +45,16 @@ FORBIDDEN = {
 # (file, rule) -> why it is allowed there.
 ALLOWED = {
     ("textutil.py", "reads"): "read_text() is the one bounded reader: regular files only, at most MAX_FILE_BYTES",
-    ("cache.py", "serialised code"): "check's cache (user cache directory) is a pickle of our own data, loaded by an "
-                                     "Unpickler that refuses every class outside skill_lsp",
     ("cache.py", "reads"): "check's cache file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
     ("cache.py", "writes"): "check's cache file: a temporary file then os.replace, never in the workspace",
-    ("cache.py", "processes"): "forks of skill-lsp itself analyse chunks of a large batch; nothing is executed",
+    ("cache.py", "shell"): "os.fork of skill-lsp itself: children analyse chunks of a large batch; nothing is executed",
+    ("cache.py", "serialised code"): "check's cache (user cache directory) is a pickle of our own data, and so are a "
+                                     "child's analyses (a pipe of its own); both loaded by an Unpickler that refuses "
+                                     "every class outside skill_lsp",
+    ("discovery.py", "shell"): "os.fork of skill-lsp itself: children walk their share of a large tree; nothing is executed",
+    ("discovery.py", "serialised code"): "a child's share of a walk comes back through a pipe of its own, loaded by an "
+                                         "Unpickler that refuses every class outside skill_lsp",
+    ("outcome.py", "reads"): "check's outcome file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
     ("outcome.py", "serialised code"): "check's outcome and cache files are pickles of our own data, loaded by an "
                                        "Unpickler that refuses every class outside skill_lsp",
     ("outcome.py", "writes"): "check's cache files: a temporary file then os.replace, never in the workspace",
@@ -64,7 +69,8 @@ def _code_of(path: Path) -> str:
         if token.type in (tokenize.COMMENT, tokenize.STRING) or token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
             continue
         kept.append(token.string)
-    return " ".join(kept)
+    # tokens joined by spaces, then dotted names and calls put back together ("os . fork (" -> "os.fork(")
+    return re.sub(r" ?\. ?", ".", " ".join(kept)).replace(" (", "(")
 
 
 def test_the_source_has_no_dangerous_calls() -> None:
