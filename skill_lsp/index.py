@@ -70,8 +70,10 @@ class SkillEntry:
         # the file is named skill.md (or another case) instead of SKILL.md
         self.misnamed = misnamed
         self.external = external  # outside the workspace (user skills directory)
-        self.directory = path.parent
-        self.dir_name = self.directory.name
+        self._directory: Path | None = None
+        # from the path's text: a Path for the directory costs more than the rest of an entry
+        directory = _parent_text(str(path))
+        self.dir_name = directory[directory.rfind(os.sep) + 1 :]
         # the findings of the file's own rules, when they came with the facts (check's cache)
         self.local_findings: list[Finding] | None = None
         self._file = file
@@ -80,6 +82,12 @@ class SkillEntry:
             assert file is not None, "a skill entry needs its parse or its facts"
             facts = SkillFacts.of(file)
         self.facts = facts
+
+    @property
+    def directory(self) -> Path:
+        if self._directory is None:
+            self._directory = self.path.parent
+        return self._directory
 
     @property
     def file(self) -> SkillFile:
@@ -580,6 +588,15 @@ def _remove_listings(model: Model, owner: AgentEntry | OptionsEntry) -> None:
             del model.listings[item.text]
 
 
+def _parent_text(text: str) -> str:
+    """os.path.dirname of a Path's text (one separator between parts, none at the end), without
+    the generality that makes dirname cost more than the rest of placing a skill."""
+    cut = text.rfind(os.sep)
+    if cut <= 0 or text[cut - 1] == ":":  # the file system's root, a drive's, or no directory
+        return os.path.dirname(text)
+    return text[:cut]
+
+
 class _Builder:
     def __init__(self, workspace: Workspace, model: Model, directories: set[str]) -> None:
         self.workspace = workspace
@@ -695,7 +712,7 @@ class _Builder:
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
         seen_dirs: set[str] = set()
         for path, _ in skill_paths:
-            root_text = os.path.dirname(os.path.dirname(str(path)))
+            root_text = _parent_text(_parent_text(str(path)))
             if root_text in seen_dirs:
                 continue
             seen_dirs.add(root_text)
@@ -717,24 +734,29 @@ class _Builder:
     def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
         """Each SKILL.md placed: the root that owns it decides its profile."""
         model = self.model
-        known_paths = {path for path, _ in skill_paths}
+        known_paths: set[Path] | None = None
         folders = model.folders
-        jobs: dict[Path, SkillJob] = {}
+        # by the path's text: hashing a Path costs more than the rest of a job
+        jobs: dict[str, SkillJob] = {}
         # the root of each root directory, by its text: a Path per skill would cost more than the lookup
         roots_by_text = {str(root_path): root for root_path, root in model.roots.items()}
         folder_texts = {folder: str(folder) for folder in folders}
         for path, folder in skill_paths + outside:
-            if path in jobs:
-                continue
             text = str(path)
-            directory, name = os.path.split(text)
-            if name != "SKILL.md" and (path.parent / "SKILL.md") in known_paths:
-                continue  # a stray lowercase copy beside the real file
-            owner = roots_by_text.get(os.path.dirname(directory))
+            if text in jobs:
+                continue
+            directory = _parent_text(text)
+            name = text[len(directory) :].lstrip(os.sep)
+            if name != "SKILL.md":
+                if known_paths is None:
+                    known_paths = {path for path, _ in skill_paths}
+                if (path.parent / "SKILL.md") in known_paths:
+                    continue  # a stray lowercase copy beside the real file
+            owner = roots_by_text.get(_parent_text(directory))
             folder_text = folder_texts.get(folder)
             external = not (folder_text is not None and within(text, folder_text)) and not any(
                 within(text, f) for f in folder_texts.values())
-            jobs[path] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
+            jobs[text] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
         return list(jobs.values())
 
     def list_skill_files(self, root: Path) -> list[tuple[Path, Path]]:
