@@ -131,13 +131,15 @@ class _Lines:
     """Byte columns (tree-sitter) -> code point columns."""
 
     def __init__(self, data: bytes) -> None:
+        # an ASCII file's byte columns are its columns (most files: no line needs looking at)
+        self.ascii = data.isascii()
         self.lines = data.split(b"\n")
         # row -> None (ASCII) or the byte offset where each code point starts; computed once per
         # row, since one long line (a 20,000-name skills list) is asked for thousands of positions
         self.starts: dict[int, array[int] | None] = {}
 
     def position(self, row: int, byte_column: int) -> Position:
-        if row >= len(self.lines):
+        if self.ascii or row >= len(self.lines):
             return Position(row, byte_column)
         if row not in self.starts:
             line = self.lines[row]
@@ -150,6 +152,8 @@ class _Lines:
     def span(self, node: Node) -> Span:
         start = node.start_point
         end = node.end_point
+        if self.ascii:
+            return Span(Position(start[0], start[1]), Position(end[0], end[1]))
         return Span(self.position(start[0], start[1]), self.position(end[0], end[1]))
 
 
