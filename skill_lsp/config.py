@@ -33,8 +33,18 @@ class Config:
     roots: tuple[RootSetting, ...] = ()
     exclude: tuple[str, ...] = ()
     user_skills_dir: Path | None = None
+    # the answers of enabled() and severity_of(), asked for every finding and most files
+    _enabled: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _severities: dict[tuple[str, Profile | None], Severity | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def enabled(self, rule: Rule) -> bool:
+        known = self._enabled.get(rule.code)
+        if known is None:
+            known = self._enabled[rule.code] = self._decide(rule)
+        return known
+
+    def _decide(self, rule: Rule) -> bool:
         overrides = dict(self.severity)
         if rule.code in overrides and overrides[rule.code] is None:
             return False
@@ -47,10 +57,11 @@ class Config:
         return any(_matches(rule, pattern) for pattern in self.select)
 
     def severity_of(self, rule: Rule, profile: Profile | None) -> Severity | None:
-        overrides = dict(self.severity)
-        if rule.code in overrides:
-            return overrides[rule.code]
-        return rule.severity_for(profile)
+        key = (rule.code, profile)
+        if key not in self._severities:
+            overrides = dict(self.severity)
+            self._severities[key] = overrides[rule.code] if rule.code in overrides else rule.severity_for(profile)
+        return self._severities[key]
 
 
 def _matches(rule: Rule, pattern: str) -> bool:

@@ -10,6 +10,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -19,7 +20,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..config import Config, parse_settings
+from ..config import parse_settings
 from ..disclosure import agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename
 from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
@@ -62,7 +63,7 @@ def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
     core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
     config, config_problems = parse_settings(core, base, camel=True)
     if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
-        config = Config(**{**config.__dict__, "user_skills_dir": None})
+        config = replace(config, user_skills_dir=None)
     settings.config = config
     problems += [problem.message for problem in config_problems]
     return settings, problems
