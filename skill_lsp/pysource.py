@@ -400,6 +400,17 @@ class _Scanner:
         return callee is not None and self._resolve(callee) is not None
 
     def _string(self, node: Node, span: Span) -> PyValue:
+        if node.type == "string" and self.lines.ascii:
+            # most strings: one quoted literal without prefix or escapes, in an ASCII file
+            literal = _text(node)
+            plain = _plain_literal_width(literal)
+            if plain is not None:
+                end = node.child(node.child_count - 1)
+                if end is not None and end.type == "string_end":
+                    value, width = plain
+                    content = Span(Position(span.start.line, span.start.column + width),
+                                   Position(span.end.line, span.end.column - width))
+                    return PyValue("str", span, text=value, content_span=content)
         parts = node.named_children if node.type == "concatenated_string" else [node]
         values: list[str] = []
         is_bytes = False
@@ -506,6 +517,12 @@ class _Scanner:
 
 def _plain_literal(literal: str) -> str | None:
     """The value of a quoted literal with no prefix and no escapes, without compiling it; else None."""
+    plain = _plain_literal_width(literal)
+    return plain[0] if plain is not None else None
+
+
+def _plain_literal_width(literal: str) -> tuple[str, int] | None:
+    """_plain_literal's value and the width of its quotes (1 or 3)."""
     if "\\" in literal or "\r" in literal or len(literal) < 2:
         return None
     quote = literal[0]
@@ -515,7 +532,7 @@ def _plain_literal(literal: str) -> str | None:
         mark = quote * width
         if len(literal) >= 2 * width and literal.startswith(mark) and literal.endswith(mark):
             inner = literal[width:-width]
-            return inner if width == 3 or (quote not in inner and "\n" not in inner) else None
+            return (inner, width) if width == 3 or (quote not in inner and "\n" not in inner) else None
     return None
 
 
