@@ -47,6 +47,8 @@ _MACHINE_PATH = re.compile(
     r"(?<![\w/.])(?:file:///[^\s)`'\"]+|/(?:Users|home)/[\w.-]+/[^\s)`'\"]*|[A-Za-z]:\\Users\\[^\s)`'\"]+)"
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+_PLACEHOLDER = re.compile(r"[{}$<>*|]")
 
 
 class Field:
@@ -437,8 +439,10 @@ def _references_full(skill: SkillFile) -> bool:
 
 
 def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
+    # each pattern runs only on a line holding what it cannot match without (a substring test costs
+    # a fraction of a pattern's scan)
     taken: list[tuple[int, int]] = []
-    for match in _LINK.finditer(line):
+    for match in _LINK.finditer(line) if "](" in line else ():
         if _references_full(skill):
             return
         target = match.group(1)
@@ -447,7 +451,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
             target, start = target[1:-1], start + 1
         taken.append((match.start(), match.end()))
         _add_reference(skill, number, target, start, is_link=True)
-    definition = _REF_DEF.match(line)
+    definition = _REF_DEF.match(line) if "]:" in line else None
     if definition:
         target = definition.group(1)
         start = definition.start(1)
@@ -455,8 +459,12 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
             target, start = target[1:-1], start + 1
         taken.append((definition.start(), definition.end()))
         _add_reference(skill, number, target, start, is_link=True)
+    bare = "scripts/" in line or "reference" in line or "assets/" in line or "templates/" in line
+    machine = "file:///" in line or "/Users/" in line or "/home/" in line or ":\\Users\\" in line
+    if not (bare or machine):
+        return
     inside = covered_by(taken)
-    for match in _BARE.finditer(line):
+    for match in _BARE.finditer(line) if bare else ():
         if len(skill.references) >= MAX_BODY_ITEMS:
             break
         if inside(match.start()):
@@ -465,7 +473,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
         skill.references.append(
             Reference(target, Span.of(number, match.start(1), number, match.start(1) + len(target)), False)
         )
-    for match in _MACHINE_PATH.finditer(line):
+    for match in _MACHINE_PATH.finditer(line) if machine else ():
         if len(skill.machine_paths) >= MAX_BODY_ITEMS:
             break
         if inside(match.start()):
@@ -477,13 +485,13 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
 def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool) -> None:
     if not target:
         return
-    if target.startswith(("/", "~", "file:")) or re.match(r"^[A-Za-z]:[\\/]", target):
+    if target.startswith(("/", "~", "file:")) or _DRIVE.match(target):
         if len(skill.machine_paths) < MAX_BODY_ITEMS:
             skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
         return
     if target.startswith(("#", "//")) or _SCHEME.match(target):
         return
-    if any(ch in target for ch in "{}$<>*|"):
+    if _PLACEHOLDER.search(target):
         return  # a template or a placeholder, not a file
     if len(skill.references) < MAX_BODY_ITEMS:
         skill.references.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
