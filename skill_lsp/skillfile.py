@@ -369,6 +369,19 @@ def quote_yaml_value(value: str) -> str:
     return f'"{escaped}"'
 
 
+def _fence_change(line: str, in_fence: str | None) -> tuple[bool, str | None]:
+    """Whether line (holding a backtick or a tilde) opens or closes a code fence, and the fence open
+    after it."""
+    fence = _FENCE.match(line)
+    if fence:
+        marker = fence.group(1)
+        if in_fence is None:
+            return True, marker[0] * len(marker)
+        if marker[0] == in_fence[0] and len(marker) >= len(in_fence) and not line.strip()[len(marker) :].strip():
+            return True, None
+    return False, in_fence
+
+
 def _unfenced_lines(skill: SkillFile) -> Iterator[tuple[int, str]]:
     """The body's lines outside fenced code blocks (the fence lines themselves excluded)."""
     in_fence: str | None = None
@@ -376,14 +389,9 @@ def _unfenced_lines(skill: SkillFile) -> Iterator[tuple[int, str]]:
     for number in range(skill.body_start, len(lines)):
         line = lines[number]
         # the fence pattern needs a backtick or a tilde: test for them first
-        fence = _FENCE.match(line) if ("`" in line or "~" in line) else None
-        if fence:
-            marker = fence.group(1)
-            if in_fence is None:
-                in_fence = marker[0] * len(marker)
-                continue
-            if marker[0] == in_fence[0] and len(marker) >= len(in_fence) and not line.strip()[len(marker) :].strip():
-                in_fence = None
+        if "`" in line or "~" in line:
+            changed, in_fence = _fence_change(line, in_fence)
+            if changed:
                 continue
         if in_fence is None:
             yield number, line
@@ -398,7 +406,17 @@ def _scan_body(skill: SkillFile) -> None:
     wants_references = "/" in text or "](" in text or "]:" in text or "\\" in text
     if not (wants_ignores or wants_references):
         return
-    for number, line in _unfenced_lines(skill):
+    # _unfenced_lines, inline: this runs on every line of most bodies
+    in_fence: str | None = None
+    lines = skill.lines
+    for number in range(skill.body_start, len(lines)):
+        line = lines[number]
+        if "`" in line or "~" in line:
+            changed, in_fence = _fence_change(line, in_fence)
+            if changed:
+                continue
+        if in_fence is not None:
+            continue
         if wants_ignores and "skill-lsp" in line:
             match = _IGNORE.search(line)
             if match:
