@@ -133,11 +133,11 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
     parsed = parse_skill(text)
     skill = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed, external=job.external)
     reporter = Reporter(config, parsed.ignores)
-    listed: dict[Path, set[str] | None] = {}
+    listed: dict[str, set[str] | None] = {}
     check_skill(None, skill, reporter, listed)
     if not with_deps:
         return skill.facts, reporter.findings, ()
-    directories = {str(directory) for directory in listed}
+    directories = set(listed)
     if reporter.findings:
         # quick fixes look at the skill's siblings, SK202's suggestions at its whole tree
         directories.add(str(skill.directory.parent))

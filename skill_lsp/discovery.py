@@ -62,6 +62,16 @@ def within(path: PurePath | str, folder: PurePath | str) -> bool:
     return inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
 
 
+def parent_text(text: str) -> str:
+    """os.path.dirname of a normalised path's text (a Path's, or normpath's: one separator between
+    parts, none at the end), without the generality that makes dirname cost more than the rest of
+    placing a skill."""
+    cut = text.rfind(os.sep)
+    if cut <= 0 or text[cut - 1] == ":":  # the file system's root, a drive's, or no directory
+        return os.path.dirname(text)
+    return text[:cut]
+
+
 def _path_order(path: str) -> str:
     # the order of sorted(Path(...)) (part by part), without building Path objects or lists: with
     # the separator made the lowest character, comparing the strings compares part by part

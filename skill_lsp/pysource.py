@@ -407,10 +407,10 @@ class _Scanner:
             if plain is not None:
                 end = node.child(node.child_count - 1)
                 if end is not None and end.type == "string_end":
-                    value, width = plain
+                    inner, width = plain
                     content = Span(Position(span.start.line, span.start.column + width),
                                    Position(span.end.line, span.end.column - width))
-                    return PyValue("str", span, text=value, content_span=content)
+                    return PyValue("str", span, text=inner, content_span=content)
         parts = node.named_children if node.type == "concatenated_string" else [node]
         values: list[str] = []
         is_bytes = False

@@ -202,7 +202,7 @@ def _collect_ignores(skill: SkillFile, start: int, stop: int) -> None:
 # YAML also ends lines at U+0085, U+2028 and U+2029; LSP (and split_lines) do not. When the
 # frontmatter holds one, YAML's line/column marks disagree with the document's lines, so
 # positions come from the mark's character index instead.
-_YAML_ONLY_BREAK = re.compile("[\x85\u2028\u2029]")
+_YAML_ONLY_BREAKS = ("\x85", "\u2028", "\u2029")
 
 
 def _line_starts(source: str) -> list[int]:
@@ -243,7 +243,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
             f"the frontmatter is over {MAX_FRONTMATTER_CHARS // 1024} KB; not parsed", skill.line_span(0)
         )
         return
-    starts = _line_starts(source) if _YAML_ONLY_BREAK.search(source) else None
+    starts = _line_starts(source) if any(brk in source for brk in _YAML_ONLY_BREAKS) else None
     try:
         root = yaml.compose(source, Loader=_Loader)
     except yaml.MarkedYAMLError as error:

@@ -16,9 +16,9 @@ from .skills import check_oversized_skill, check_skill, check_skill_registry
 
 __all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "lookup", "run_rules"]
 
-# directory -> its entries (None: unreadable); shared between runs by the server,
+# directory (its text) -> its entries (None: unreadable); shared between runs by the server,
 # which drops entries when the file system changes
-DirCache = dict[Path, "set[str] | None"]
+DirCache = dict[str, "set[str] | None"]
 
 
 def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCache | None = None) -> list[Finding]:

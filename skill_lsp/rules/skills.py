@@ -8,7 +8,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..discovery import within
+from ..discovery import parent_text, within
 from ..fields import (
     BODY_LINE_LIMIT,
     CLAUDE_LISTING_LIMIT,
@@ -58,7 +58,7 @@ def suggest_name(text: str) -> str:
     return name[:NAME_LIMIT].strip("-")
 
 
-def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[Path, set[str] | None]) -> None:
+def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[str, set[str] | None]) -> None:
     file = skill.file
     path = skill.path
     profile = skill.profile
@@ -332,7 +332,7 @@ def _check_type(skill: SkillEntry, entry: Field, kind: str, enum: tuple[str, ...
         reporter.report("SK107", skill.path, entry.value_span, problem, profile=skill.profile, fixes=fixes)
 
 
-def _list_dir(directory: Path, cache: dict[Path, set[str] | None]) -> set[str] | None:
+def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
     if directory not in cache:
         try:
             cache[directory] = set(os.listdir(directory))
@@ -341,9 +341,11 @@ def _list_dir(directory: Path, cache: dict[Path, set[str] | None]) -> set[str] |
     return cache[directory]
 
 
-def _exists(target: Path, cache: dict[Path, set[str] | None]) -> bool:
-    names = _list_dir(target.parent, cache)
-    return names is not None and target.name in names
+def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
+    """Whether the normalised path target exists, by a listing of its directory (cached)."""
+    directory = parent_text(target)
+    names = _list_dir(directory, cache)
+    return names is not None and target[len(directory) :].lstrip(os.sep) in names
 
 
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
@@ -357,7 +359,7 @@ def _all_files(directory: Path, limit: int = 500) -> list[str]:
     return found
 
 
-def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[Path, set[str] | None]) -> None:
+def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[str, set[str] | None]) -> None:
     file = skill.file
     path = skill.path
     profile = skill.profile
@@ -379,6 +381,7 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     seen: set[tuple[int, int]] = set()
     # target -> (its path when it is missing, the closest existing files): a body may repeat a target
     missing: dict[str, tuple[Path | None, list[str]]] = {}
+    directory = parent_text(str(path))  # strings: most references exist, and a Path costs more than the test
     for reference in file.references:
         key = (reference.span.start.line, reference.span.start.column)
         if key in seen:
@@ -389,13 +392,13 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             continue
         known = missing.get(target)
         if known is None:
-            resolved = Path(os.path.normpath(skill.directory / target))
-            if _exists(resolved, dir_cache) or (target.endswith("/") and _list_dir(resolved, dir_cache) is not None):
+            resolved_text = os.path.normpath(os.path.join(directory, target))
+            if _exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None):
                 known = missing[target] = None, []
             else:
                 if candidates is None:
                     candidates = _all_files(skill.directory)
-                known = missing[target] = resolved, closest(target.lstrip("./"), candidates, 1)
+                known = missing[target] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
         resolved_or_none, near = known
         if resolved_or_none is None:
             continue

@@ -270,8 +270,9 @@ class Session:
         """Created, changed or deleted on disk (files or whole directories)."""
         for path in paths:
             self.workspace.forget(path)
+            changed, parent = str(path), str(path.parent)
             for cached in list(self.dir_cache):
-                if cached == path or cached == path.parent or cached.is_relative_to(path):
+                if cached == parent or within(cached, changed):
                     self.dir_cache.pop(cached, None)
         return self.full_analysis()
 
