@@ -38,6 +38,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -237,17 +238,24 @@ def server_figures(manifest: Manifest, env: dict[str, str], samples: int) -> lis
             client.messages.get()
 
         name = manifest.sample_skill_name
-        edits = {
-            "SKILL.md edit": (skill, skill_text, skill_text.replace("\n---\n", "\nlicence: MIT\n---\n", 1)),
-            "SKILL.md name edit": (skill, skill_text, skill_text.replace(f"name: {name}\n", f"name: {name}-renamed\n", 1)),
-            "agent file edit": (agent, agent_text, agent_text.replace(f'"{name}"', f'"{name}x"', 1)),
+        # each edit alternates between the file as it was and the changed text (of the sample number)
+        edits: dict[str, tuple[Path, str, Callable[[int], str]]] = {
+            "SKILL.md edit": (skill, skill_text, lambda _: skill_text.replace("\n---\n", "\nlicence: MIT\n---\n", 1)),
+            "SKILL.md name edit": (skill, skill_text,
+                                   lambda _: skill_text.replace(f"name: {name}\n", f"name: {name}-renamed\n", 1)),
+            # the same misspelt skill name each time: its "did you mean" is searched once, then kept while
+            # the registry's names are unchanged (the file is checked again on every keystroke elsewhere in it)
+            "agent file edit": (agent, agent_text, lambda _: agent_text.replace(f'"{name}"', f'"{name}x"', 1)),
+            # a name never seen before each time (typing it): every edit searches the whole registry
+            "agent file edit, new unknown name": (agent, agent_text,
+                                                  lambda index: agent_text.replace(f'"{name}"', f'"{name}x{index}"', 1)),
         }
         version = 1
         for label, (path, original, changed) in edits.items():
             latencies = []
             for index in range(samples * 2):
                 version += 1
-                text = changed if index % 2 == 0 else original
+                text = changed(index) if index % 2 == 0 else original
                 target = uri(path)
                 sent = time.perf_counter()
                 client.notify("textDocument/didChange", {"textDocument": {"uri": target, "version": version},
@@ -365,7 +373,8 @@ def chart(rows: list[Row], path: Path) -> None:
         ("3: server start → diagnostics (s)", [("3 server start → workspace diagnostics", "server", False),
                                                ("3 server start → workspace diagnostics", "read+compose floor", True)]),
         ("4: didChange → diagnostics, p50 (ms)", [(f"4 didChange → diagnostics: {k}", k, False)
-                                                 for k in ("SKILL.md edit", "SKILL.md name edit", "agent file edit")]),
+                                                 for k in ("SKILL.md edit", "SKILL.md name edit", "agent file edit",
+                                                           "agent file edit, new unknown name")]),
         ("5: requests, p50 (ms)", [(f"5 {k}", k, False) for k in ("hover", "completion", "definition", "references")]),
         ("6: peak RSS (MB)", [("6 peak RSS: server", "server", False), ("6 peak RSS: check", "check", False)]),
     ]

@@ -44,12 +44,25 @@ def close_matches(word: str, choices: Iterable[str], count: int, cutoff: float =
 _SLACK = 0.01
 
 
+def may_reach(word: str, choice: str, cutoff: float = 0.6) -> bool:
+    """False when difflib's ratio of word and choice is surely below cutoff: their longest common
+    subsequence's ratio (in C) bounds it from above."""
+    return bool(Indel.normalized_similarity(word, choice) >= cutoff - _SLACK)
+
+
+# Answers a NameIndex keeps (each a few names).
+MAX_ANSWERS = 1024
+
+
 class NameIndex:
     """Known names for "did you mean", lowercased once and kept up to date as names come and go
     (a skill's rename moves one name of its registry)."""
 
     def __init__(self, names: Iterable[str] = ()) -> None:
         self._spellings: dict[str, list[str]] = {}  # lowered -> the names that lower to it
+        # (name, count) -> the answer, until a name comes or goes: a file that names an unknown
+        # skill is checked again on every keystroke elsewhere in it, and each search scores every name
+        self._answers: dict[tuple[str, int], list[str]] = {}
         for name in names:
             self.add(name)
 
@@ -57,6 +70,7 @@ class NameIndex:
         spellings = self._spellings.setdefault(name.lower(), [])
         if name not in spellings:
             spellings.append(name)
+            self._answers.clear()
 
     def discard(self, name: str) -> None:
         lowered = name.lower()
@@ -65,11 +79,17 @@ class NameIndex:
             spellings.remove(name)
             if not spellings:
                 del self._spellings[lowered]
+            self._answers.clear()
 
     def closest(self, name: str, count: int = 3) -> list[str]:
         """The known names nearest to name, best first (of names differing only in case, the greatest:
         what `closest` answers for the sorted names)."""
         if not self._spellings:
             return []
-        matches = close_matches(name.lower(), self._spellings.keys(), count)
-        return [max(self._spellings[match]) for match in matches]
+        answer = self._answers.get((name, count))
+        if answer is None:
+            if len(self._answers) >= MAX_ANSWERS:
+                self._answers.clear()  # names typed one keystroke at a time: keep the recent ones only
+            matches = close_matches(name.lower(), self._spellings.keys(), count)
+            answer = self._answers[(name, count)] = [max(self._spellings[match]) for match in matches]
+        return list(answer)

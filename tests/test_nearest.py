@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skill_lsp.nearest import NameIndex, close_matches
+from skill_lsp.nearest import NameIndex, close_matches, may_reach
 from skill_lsp.rules.report import closest
 from skill_lsp.server.session import Session
 
@@ -25,6 +25,13 @@ name_strategy = st.lists(st.sampled_from(WORDS), min_size=0, max_size=4).map("-"
 def test_close_matches_is_difflib(choices: list[str], word: str, count: int, cutoff: float) -> None:
     unique = list(dict.fromkeys(choices))
     assert close_matches(word, unique, count, cutoff) == difflib.get_close_matches(word, unique, count, cutoff)
+
+
+@settings(max_examples=500, deadline=None)
+@given(name_strategy, name_strategy)
+def test_may_reach_never_turns_away_a_name_difflib_accepts(word: str, choice: str) -> None:
+    if difflib.SequenceMatcher(None, choice, word).ratio() >= 0.6:
+        assert may_reach(choice, word)
 
 
 def test_close_matches_is_difflib_over_a_large_registry() -> None:
@@ -45,6 +52,27 @@ def test_name_index_follows_renames() -> None:
     index.add("quote-fares")
     assert index.closest("quote-far") == ["quote-fare", "quote-fares"]
     assert index.closest("refnd") == [] == closest("refnd", ["quote-fare"])
+
+
+def test_name_index_answers_a_name_again_without_searching_until_the_names_change(monkeypatch) -> None:
+    from skill_lsp import nearest
+
+    searched: list[str] = []
+    real = nearest.close_matches
+
+    def counting(word: str, choices, count: int, cutoff: float = 0.6) -> list[str]:
+        searched.append(word)
+        return real(word, choices, count, cutoff)
+
+    monkeypatch.setattr(nearest, "close_matches", counting)
+    index = NameIndex(["refund", "quote-fare"])
+    first = index.closest("refnd")
+    first.append("mutated")  # a caller's list is its own
+    assert index.closest("refnd") == ["refund"] and searched == ["refnd"]
+    index.add("refunds")
+    assert index.closest("refnd") == ["refund", "refunds"] and searched == ["refnd", "refnd"]
+    index.discard("refunds")
+    assert index.closest("refnd") == ["refund"] and len(searched) == 3
 
 
 # -- incremental == fresh with a registry large enough for the "did you mean" lists to be full ------

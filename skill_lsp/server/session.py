@@ -19,6 +19,7 @@ from ..config import Config
 from ..discovery import inside_workspace, is_skill_filename, within
 from ..index import Model, SkillFacts, SkillJob, Workspace
 from ..model import Finding
+from ..nearest import may_reach
 from ..outcome import is_recent
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
@@ -329,6 +330,8 @@ def _suggests(findings: list[Finding]) -> bool:
 def _may_suggest(word: str, new: str, near: list[object]) -> bool:
     """Whether a name lowered to new can enter the "did you mean" list near of word (lowered): it is
     difflib's best three at a ratio of at least 0.6, ties going to the greater name."""
+    if not may_reach(new, word):
+        return False  # most names: decided in C, without a SequenceMatcher
     matcher = difflib.SequenceMatcher(None, new, word)
     if matcher.real_quick_ratio() < 0.6 or matcher.quick_ratio() < 0.6:
         return False
