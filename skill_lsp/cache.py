@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import io
 import os
-import pickle
-import signal
 import struct
 import sys
 import time
@@ -27,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import NoReturn
 
+from . import forks
 from .config import Config
 from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
 from .model import Finding, Position, Span
@@ -212,7 +211,7 @@ class Batch:
         self.jobs = jobs
         self.size = max(CHUNK, -(-len(jobs) // MAX_CHUNKS))
         self.count = -(-len(jobs) // self.size)
-        self.children: list[tuple[int, int]] = []  # pid, read end of its results pipe
+        self.children: list[forks.Child] = []
         self.done: list[Analysis] | None = None
         self.queue = -1
         if children <= 0:
@@ -223,18 +222,14 @@ class Batch:
         finally:
             os.close(feed)  # an empty queue then reads as the end, not as a wait
         self.queue = queue
-        sys.stdout.flush()
-        sys.stderr.flush()
         for _ in range(children):
-            try:
-                results, sink = os.pipe()
-                pid = os.fork()
-            except OSError:
+            forked = forks.fork()
+            if forked is None:
                 break  # no more processes to be had: fewer hands, same work
+            pid, pipe = forked
             if pid == 0:
-                self._child(results, sink)
-            os.close(sink)
-            self.children.append((pid, results))
+                self._child(pipe)
+            self.children.append(forked)
 
     def _take(self) -> int | None:
         try:
@@ -246,19 +241,14 @@ class Batch:
     def _chunk(self, index: int) -> list[Job]:
         return self.jobs[index * self.size : (index + 1) * self.size]
 
-    def _child(self, results: int, sink: int) -> NoReturn:
-        status = 1
+    def _child(self, sink: int) -> NoReturn:
         try:
-            os.close(results)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
             done: dict[int, list[Packed]] = {}
             while (index := self._take()) is not None:
                 done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
-            with os.fdopen(sink, "wb") as out:
-                pickle.dump(done, out, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        finally:
-            os._exit(status)  # never the parent's exit handlers, buffers or cleanup
+        except BaseException:
+            forks.fail()
+        forks.send(sink, done)
 
     def results(self) -> list[Analysis]:
         """Every job's analysis, in the jobs' order."""
@@ -284,24 +274,14 @@ class Batch:
         children, self.children = self.children, []
         os.close(self.queue)
         self.queue = -1
-        for pid, pipe in children:
-            try:
-                with os.fdopen(pipe, "rb") as handle:
-                    data = handle.read()
-                os.waitpid(pid, 0)
-                yield SafeUnpickler(io.BytesIO(data)).load()
-            except Exception:  # killed half-way, or out of memory: its chunks are done here
-                continue
+        for child in children:
+            sent = forks.receive(child)
+            if isinstance(sent, dict):
+                yield sent
 
     def close(self) -> None:
         """Stop and reap the children (an error or an interrupt before results())."""
-        for pid, pipe in self.children:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-            os.close(pipe)
+        forks.stop(self.children)
         self.children = []
         if self.queue >= 0:
             os.close(self.queue)

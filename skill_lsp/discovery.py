@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
-import io
 import os
-import pickle
-import signal
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import NoReturn
 
-from .outcome import SafeUnpickler
+from . import forks
 from .textutil import unreadable_reason
 
 # Never descended into: version control, dependencies, caches.
@@ -147,7 +142,7 @@ class _Walker:
         self.found = _Found()
         self.part = 0  # this process's number in a shared walk (0: the one that forked)
         self.parts = 1
-        self.children: list[tuple[int, int]] = []  # pid, read end of its results pipe
+        self.children: list[forks.Child] = []
         self.sink = -1  # a helper's write end of its results pipe
         self.complete = True
 
@@ -156,10 +151,10 @@ class _Walker:
             self._run()
         except BaseException:
             if self.part > 0:
-                os._exit(1)  # a helper never returns into its parent's code; the parent walks again
+                forks.fail()  # a helper never returns into its parent's code; the parent walks again
             raise
         if self.part > 0:
-            self.send()
+            forks.send(self.sink, self.found)
 
     def _run(self) -> None:
         folder, exclude, found = self.folder, self.exclude, self.found
@@ -233,58 +228,32 @@ class _Walker:
 
     def fork(self) -> None:
         """Fork the helpers here, each to go on with the walk from this very point."""
-        sys.stdout.flush()
-        sys.stderr.flush()
         parts = self.helpers + 1
         for part in range(1, parts):
-            try:
-                results, sink = os.pipe()
-                pid = os.fork()
-            except OSError:
+            forked = forks.fork()
+            if forked is None:
                 break  # fewer processes to be had: fewer shares
+            pid, pipe = forked
             if pid == 0:
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                for _, pipe in self.children:
-                    os.close(pipe)
-                os.close(results)
                 self.children = []
-                self.part, self.parts, self.sink = part, parts, sink
+                self.part, self.parts, self.sink = part, parts, pipe
                 self.found = _Found()
                 return
-            os.close(sink)
-            self.children.append((pid, results))
+            self.children.append(forked)
         if self.children:
             self.parts = len(self.children) + 1
-
-    def send(self) -> NoReturn:
-        """A helper's end: what it found goes to the parent, then the process exits."""
-        status = 1
-        try:
-            with os.fdopen(self.sink, "wb") as out:
-                pickle.dump(self.found, out, protocol=pickle.HIGHEST_PROTOCOL)
-            status = 0
-        finally:
-            os._exit(status)  # never the parent's exit handlers, buffers or cleanup
 
     def collect(self) -> bool:
         """Merge what the helpers found; whether the walk was shared."""
         children, self.children = self.children, []
-        for pid, pipe in children:
-            try:
-                with os.fdopen(pipe, "rb") as handle:
-                    data = handle.read()
-                os.waitpid(pid, 0)
-                self.found.merge(SafeUnpickler(io.BytesIO(data)).load())
-            except Exception:  # the process was killed: its share is missing
+        for child in children:
+            sent = forks.receive(child)
+            if isinstance(sent, _Found):
+                self.found.merge(sent)
+            else:  # the process was killed: its share is missing
                 self.complete = False
         return self.parts > 1
 
     def stop(self) -> None:
-        for pid, pipe in self.children:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-            os.close(pipe)
+        forks.stop(self.children)
         self.children = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -382,8 +381,10 @@ def _fence_change(line: str, in_fence: str | None) -> tuple[bool, str | None]:
     return False, in_fence
 
 
-def _unfenced_lines(skill: SkillFile) -> Iterator[tuple[int, str]]:
-    """The body's lines outside fenced code blocks (the fence lines themselves excluded)."""
+def _unfenced_lines(skill: SkillFile) -> list[tuple[int, str]]:
+    """The body's lines outside fenced code blocks (the fence lines themselves excluded); a list,
+    not a generator: this runs on every line of most bodies."""
+    unfenced: list[tuple[int, str]] = []
     in_fence: str | None = None
     lines = skill.lines
     for number in range(skill.body_start, len(lines)):
@@ -394,7 +395,8 @@ def _unfenced_lines(skill: SkillFile) -> Iterator[tuple[int, str]]:
             if changed:
                 continue
         if in_fence is None:
-            yield number, line
+            unfenced.append((number, line))
+    return unfenced
 
 
 def _scan_body(skill: SkillFile) -> None:
@@ -406,17 +408,7 @@ def _scan_body(skill: SkillFile) -> None:
     wants_references = "/" in text or "](" in text or "]:" in text or "\\" in text
     if not (wants_ignores or wants_references):
         return
-    # _unfenced_lines, inline: this runs on every line of most bodies
-    in_fence: str | None = None
-    lines = skill.lines
-    for number in range(skill.body_start, len(lines)):
-        line = lines[number]
-        if "`" in line or "~" in line:
-            changed, in_fence = _fence_change(line, in_fence)
-            if changed:
-                continue
-        if in_fence is not None:
-            continue
+    for number, line in _unfenced_lines(skill):
         if wants_ignores and "skill-lsp" in line:
             match = _IGNORE.search(line)
             if match:

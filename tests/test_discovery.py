@@ -369,8 +369,8 @@ def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_ag
 
     (tmp_path / "linked").unlink()
     alone = discovery.walk(tmp_path)
-    def dying_send(self: discovery._Walker) -> None:
+    def dying_send(sink: int, data: object) -> None:
         os._exit(1)  # killed before it could send its share
 
-    monkeypatch.setattr(discovery._Walker, "send", dying_send)
+    monkeypatch.setattr(discovery.forks, "send", dying_send)
     assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)

@@ -46,14 +46,10 @@ FORBIDDEN = {
 ALLOWED = {
     ("textutil.py", "reads"): "read_text() is the one bounded reader: regular files only, at most MAX_FILE_BYTES",
     ("cache.py", "reads"): "check's cache file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
-    ("cache.py", "writes"): "check's cache file: a temporary file then os.replace, never in the workspace",
-    ("cache.py", "shell"): "os.fork of skill-lsp itself: children analyse chunks of a large batch; nothing is executed",
-    ("cache.py", "serialised code"): "check's cache (user cache directory) is a pickle of our own data, and so are a "
-                                     "child's analyses (a pipe of its own); both loaded by an Unpickler that refuses "
-                                     "every class outside skill_lsp",
-    ("discovery.py", "shell"): "os.fork of skill-lsp itself: children walk their share of a large tree; nothing is executed",
-    ("discovery.py", "serialised code"): "a child's share of a walk comes back through a pipe of its own, loaded by an "
-                                         "Unpickler that refuses every class outside skill_lsp",
+    ("forks.py", "shell"): "os.fork of skill-lsp itself: children walk and analyse shares of a large workspace; nothing "
+                           "is executed",
+    ("forks.py", "serialised code"): "a child's results come back through a pipe of its own, loaded by an Unpickler "
+                                     "that refuses every class outside skill_lsp",
     ("outcome.py", "reads"): "check's outcome file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
     ("outcome.py", "serialised code"): "check's outcome and cache files are pickles of our own data, loaded by an "
                                        "Unpickler that refuses every class outside skill_lsp",
