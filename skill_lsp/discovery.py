@@ -232,7 +232,11 @@ class _Walker:
         for part in range(1, parts):
             forked = forks.fork()
             if forked is None:
-                break  # fewer processes to be had: fewer shares
+                # the shares were counted for every helper: without one, this process walks alone
+                forks.stop(self.children)
+                self.children = []
+                self.helpers = 0
+                return
             pid, pipe = forked
             if pid == 0:
                 self.children = []
@@ -240,8 +244,7 @@ class _Walker:
                 self.found = _Found()
                 return
             self.children.append(forked)
-        if self.children:
-            self.parts = len(self.children) + 1
+        self.parts = parts
 
     def collect(self) -> bool:
         """Merge what the helpers found; whether the walk was shared."""

@@ -374,3 +374,23 @@ def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_ag
 
     monkeypatch.setattr(discovery.forks, "send", dying_send)
     assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
+
+
+def test_a_walk_that_cannot_fork_every_helper_walks_alone(tmp_path, monkeypatch):
+    from skill_lsp import discovery, forks
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    real_fork = forks.fork
+    calls: list[int] = []
+
+    def second_fails() -> tuple[int, int] | None:
+        calls.append(1)
+        return real_fork() if len(calls) == 1 else None
+
+    monkeypatch.setattr(discovery.forks, "fork", second_fails)
+    assert _shape(discovery.walk(tmp_path, (), 3)) == _shape(alone)
+    assert len(calls) == 2
+
