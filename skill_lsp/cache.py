@@ -157,8 +157,9 @@ PARALLEL_FROM = 1000
 # Skills per chunk: small enough that no process waits long for the last one, large enough that
 # taking a chunk (one read of a pipe) costs nothing next to analysing it.
 CHUNK = 64
-# A chunk number is four bytes in a pipe; a pipe holds 64 KiB, and all are written before the fork.
-MAX_CHUNKS = 16384
+# A chunk number is four bytes in a pipe, all written before the fork: a pipe holds at least a page
+# (4 KiB; 64 KiB unless the user's pipes have used up their share), so the write never waits.
+MAX_CHUNKS = 1024
 _NUMBER = struct.Struct("<I")
 
 
