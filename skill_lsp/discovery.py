@@ -57,14 +57,14 @@ def within(path: PurePath | str, folder: PurePath | str) -> bool:
     return inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
 
 
-def parent_text(text: str) -> str:
-    """os.path.dirname of a normalised path's text (a Path's, or normpath's: one separator between
-    parts, none at the end), without the generality that makes dirname cost more than the rest of
+def split_text(text: str) -> tuple[str, str]:
+    """os.path.split of a normalised path's text (a Path's, or normpath's: one separator between
+    parts, none at the end), without the generality that makes os.path cost more than the rest of
     placing a skill."""
     cut = text.rfind(os.sep)
     if cut <= 0 or text[cut - 1] == ":":  # the file system's root, a drive's, or no directory
-        return os.path.dirname(text)
-    return text[:cut]
+        return os.path.split(text)
+    return text[:cut], text[cut + 1 :]
 
 
 def _path_order(path: str) -> str:

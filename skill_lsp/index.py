@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from .config import Config, LoadedConfig, load_pyproject, merge
-from .discovery import Listing, is_skill_filename, parent_text, walk, within
+from .discovery import Listing, is_skill_filename, split_text, walk, within
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
@@ -72,8 +72,8 @@ class SkillEntry:
         self.external = external  # outside the workspace (user skills directory)
         self._directory: Path | None = None
         # from the path's text: a Path for the directory costs more than the rest of an entry
-        directory = parent_text(str(path))
-        self.dir_name = directory[directory.rfind(os.sep) + 1 :]
+        self.directory_text = split_text(str(path))[0]
+        self.dir_name = split_text(self.directory_text)[1]
         # the findings of the file's own rules, when they came with the facts (check's cache)
         self.local_findings: list[Finding] | None = None
         self._file = file
@@ -703,7 +703,7 @@ class _Builder:
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
         seen_dirs: set[str] = set()
         for path, _ in skill_paths:
-            root_text = parent_text(parent_text(str(path)))
+            root_text = split_text(split_text(str(path))[0])[0]
             if root_text in seen_dirs:
                 continue
             seen_dirs.add(root_text)
@@ -736,14 +736,13 @@ class _Builder:
             text = str(path)
             if text in jobs:
                 continue
-            directory = parent_text(text)
-            name = text[len(directory) :].lstrip(os.sep)
+            directory, name = split_text(text)
             if name != "SKILL.md":
                 if known_paths is None:
                     known_paths = {path for path, _ in skill_paths}
                 if (path.parent / "SKILL.md") in known_paths:
                     continue  # a stray lowercase copy beside the real file
-            owner = roots_by_text.get(parent_text(directory))
+            owner = roots_by_text.get(split_text(directory)[0])
             folder_text = folder_texts.get(folder)
             external = not (folder_text is not None and within(text, folder_text)) and not any(
                 within(text, f) for f in folder_texts.values())

@@ -126,7 +126,22 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     assert not forked  # the baseline really ran in one process
     monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
     monkeypatch.setattr(cache_module, "CHUNK", 2)  # many chunks, shared out as the processes go
+    # and the walk shared with a forked helper from the first root with 8 skills on
+    from skill_lsp import discovery
+
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    walks: list[int] = []
+    real_collect = discovery._Walker.collect
+
+    def counting_collect(self: discovery._Walker) -> bool:
+        shared = real_collect(self)
+        walks.append(self.parts)
+        return shared
+
+    monkeypatch.setattr(discovery._Walker, "collect", counting_collect)
     assert project.check("--no-cache") == alone
+    assert walks and walks[0] >= 2  # the walk was shared
     # early: the skills of conventional roots; then those the Deck claimed (.claude/skills) or placed (skills)
     skill_files = [path for path in files if path.endswith("/SKILL.md")]
     conventional = [path for path in skill_files if path.startswith((".agentdeck/", ".claude/", ".agents/"))]

@@ -394,3 +394,11 @@ def test_a_walk_that_cannot_fork_every_helper_walks_alone(tmp_path, monkeypatch)
     assert _shape(discovery.walk(tmp_path, (), 3)) == _shape(alone)
     assert len(calls) == 2
 
+
+@pytest.mark.parametrize("text", ["/", "/a", "/a/b/SKILL.md", "a", "a/b", "/SKILL.md", "C:/x", "rel/../x"])
+def test_split_text_is_os_path_split_for_a_path_s_text(text):
+    from skill_lsp.discovery import split_text
+
+    normalised = str(Path(os.path.normpath(text)))
+    assert split_text(normalised) == os.path.split(normalised)
+

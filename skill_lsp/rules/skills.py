@@ -8,7 +8,7 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..discovery import parent_text, within
+from ..discovery import split_text, within
 from ..fields import (
     BODY_LINE_LIMIT,
     CLAUDE_LISTING_LIMIT,
@@ -343,9 +343,9 @@ def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | N
 
 def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
     """Whether the normalised path target exists, by a listing of its directory (cached)."""
-    directory = parent_text(target)
+    directory, name = split_text(target)
     names = _list_dir(directory, cache)
-    return names is not None and target[len(directory) :].lstrip(os.sep) in names
+    return names is not None and name in names
 
 
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
@@ -381,7 +381,7 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     seen: set[tuple[int, int]] = set()
     # target -> (its path when it is missing, the closest existing files): a body may repeat a target
     missing: dict[str, tuple[Path | None, list[str]]] = {}
-    directory = parent_text(str(path))  # strings: most references exist, and a Path costs more than the test
+    directory = skill.directory_text  # strings: most references exist, and a Path costs more than the test
     for reference in file.references:
         key = (reference.span.start.line, reference.span.start.column)
         if key in seen:
