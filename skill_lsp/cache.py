@@ -27,7 +27,7 @@ from typing import NoReturn
 
 from . import forks
 from .config import Config
-from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob, Workspace
+from .index import Model, PythonEntry, Root, SkillEntry, SkillFacts, SkillJob, Workspace
 from .model import Finding, Position, Span
 from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, save, save_outcome
 from .pysource import PySource, parse_python
@@ -289,10 +289,36 @@ class Batch:
             self.queue = -1
 
 
-def _same_job(early: Job, final: Job) -> bool:
-    """Whether an early analysis holds for the final job: same file, context and wish for deps."""
-    return (early[0].path == final[0].path and early[2] == final[2]
-            and analysis_context(early[0], early[1]) == analysis_context(final[0], final[1]))
+class _EarlyJobs:
+    """The jobs analysed early, looked up by a final job: an early analysis holds for it when the
+    file, its context and the wish for deps are the same. Roots and configurations are compared
+    once per pair of objects (there are a handful; comparing Paths per skill cost 4 µs each)."""
+
+    def __init__(self, jobs: list[Job]) -> None:
+        self.jobs = {str(job[0].path): job for job in jobs}
+        self.pairs: dict[tuple[int, int], bool] = {}
+
+    def holds(self, final: Job) -> bool:
+        early = self.jobs.get(str(final[0].path))
+        if early is None:
+            return False
+        job, old = final[0], early[0]
+        if (job.profile, job.misnamed, job.external, final[2]) != (old.profile, old.misnamed, old.external, early[2]):
+            return False
+        return self._same(old.root, job.root) and self._same(early[1], final[1])
+
+    def _same(self, early: object, final: object) -> bool:
+        if early is final:
+            return True
+        key = (id(early), id(final))
+        same = self.pairs.get(key)
+        if same is None:
+            if isinstance(early, Root) and isinstance(final, Root):
+                same = (early.path, early.prefix) == (final.path, final.prefix)
+            else:
+                same = early == final
+            self.pairs[key] = same
+        return same
 
 
 class CachedWorkspace(Workspace):
@@ -407,7 +433,7 @@ class CachedWorkspace(Workspace):
                 if record is not None:
                     facts, findings, deps = _facts(record), record[7], record[8]
                 else:
-                    result = analysed[job.path]
+                    result = analysed[str(job.path)]
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
                         continue
@@ -420,19 +446,20 @@ class CachedWorkspace(Workspace):
                     )
                 model.skills[job.path] = self.analysed_entry(job, facts, findings)
 
-    def _analyse(self, misses: list[Job]) -> dict[Path, Analysis]:
+    def _analyse(self, misses: list[Job]) -> dict[str, Analysis]:
         """The misses' analyses: those started early for the same job, the rest now."""
-        early = {job[0].path: job for job in self.early.jobs} if self.early is not None else {}
-        rest = [job for job in misses if (known := early.get(job[0].path)) is None or not _same_job(known, job)]
+        early = _EarlyJobs(self.early.jobs if self.early is not None else [])
+        rest = [job for job in misses if not early.holds(job)]
         # the rest start now, beside what is left of the early ones
         batch = self._batch(rest) if rest else None
-        analysed: dict[Path, Analysis] = {}
+        # by the path's text: a Path's hash is computed anew each time, a string's is kept
+        analysed: dict[str, Analysis] = {}
         if self.early is not None:
-            stale = {job[0].path for job in rest}
-            analysed.update((job[0].path, result) for job, result in zip(self.early.jobs, self.early.results(), strict=True)
-                            if job[0].path not in stale)
+            stale = {str(job[0].path) for job in rest}
+            analysed.update((text, result) for job, result in zip(self.early.jobs, self.early.results(), strict=True)
+                            if (text := str(job[0].path)) not in stale)
         if batch is not None:
-            analysed.update(zip((job.path for job, _, _ in rest), batch.results(), strict=True))
+            analysed.update(zip((str(job.path) for job, _, _ in rest), batch.results(), strict=True))
         return analysed
 
     # -- the whole outcome ------------------------------------------------------------
