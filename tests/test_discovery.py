@@ -402,3 +402,26 @@ def test_split_text_is_os_path_split_for_a_path_s_text(text):
     normalised = str(Path(os.path.normpath(text)))
     assert split_text(normalised) == os.path.split(normalised)
 
+
+
+@pytest.mark.parametrize("text", [
+    "/", "/a", "/a/b/SKILL.md", "/srv/.agentdeck/skills/pdf tools/SKILL.md", "//a", "/a//b", "/a/./b", "/a/../b",
+    "/a/b/", "/a/.", "a/b", "", ".", "/é/日本/x.py", "/a/b\\c",
+])
+def test_path_of_is_path_for_any_text(text):
+    from skill_lsp.discovery import path_of
+
+    made, expected = path_of(text), Path(text)
+    assert type(made) is type(expected)
+    assert (made, str(made), made.parts, made.name, made.parent, hash(made)) == (
+        expected, str(expected), expected.parts, expected.name, expected.parent, hash(expected))
+    assert {expected: 1}[made] == 1 and made / "x" == expected / "x" and made.as_posix() == expected.as_posix()
+
+
+def test_a_walk_s_paths_are_path_s(tmp_path):
+    from skill_lsp import discovery
+
+    write_files(tmp_path, {".agentdeck/skills/a b/SKILL.md": "x", "agents/x.py": "", "pyproject.toml": ""})
+    listing = discovery.walk(tmp_path)
+    for path in listing.skill_files + listing.python_files + listing.pyprojects:
+        assert (type(path), path, str(path), path.parts) == (type(Path(str(path))), Path(str(path)), str(Path(str(path))), Path(str(path)).parts)
