@@ -14,10 +14,57 @@ from yaml.constructor import SafeConstructor
 from .model import Position, Span
 from .textutil import covered_by, split_lines
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_SAFE_RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
+# The first characters of the plain scalars SafeLoader may read as something other than a string
+# (null, bool, int, float, timestamp, merge, value); '' stands for the empty scalar.
+_IMPLICIT_FIRST = frozenset(_SAFE_RESOLVERS)
+_safe_resolve = yaml.SafeLoader.resolve
+
+
+def _resolve(self: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+    """SafeLoader's tag for a node, without its regular expressions and lists for the scalars
+    that can only be strings: a quoted or tagged one, or a plain one whose first character starts
+    no implicit type (most frontmatter values). SafeLoader has no path resolvers."""
+    if kind is yaml.ScalarNode and (not implicit[0] or (value and value[0] not in _IMPLICIT_FIRST)):
+        return _STR_TAG
+    return _safe_resolve(self, kind, value, implicit)  # type: ignore[no-any-return,no-untyped-call]
+
+
+def _stay(*_: object) -> None:
+    """SafeLoader walks its path resolvers down and up each node; it has none."""
+
+
 try:  # libyaml when it is there: the same nodes and marks, several times faster
-    _Loader: Any = yaml.CSafeLoader
+
+    class _Composer(yaml.cyaml.CParser):  # type: ignore[misc,name-defined]
+        """libyaml's composer with SafeLoader's tags and nothing else of a loader (a frontmatter
+        is composed, its values constructed only where needed): SafeLoader's resolver, called
+        from C for every node, cost a quarter of a composition."""
+
+        yaml_implicit_resolvers = _SAFE_RESOLVERS
+        yaml_path_resolvers = yaml.SafeLoader.yaml_path_resolvers  # none
+        DEFAULT_SCALAR_TAG = yaml.SafeLoader.DEFAULT_SCALAR_TAG
+        DEFAULT_SEQUENCE_TAG = yaml.SafeLoader.DEFAULT_SEQUENCE_TAG
+        DEFAULT_MAPPING_TAG = yaml.SafeLoader.DEFAULT_MAPPING_TAG
+        resolve = _resolve
+        descend_resolver = _stay
+        ascend_resolver = _stay
+
+    def _compose(source: str) -> yaml.Node | None:
+        return _Composer(source).get_single_node()  # type: ignore[no-any-return]
+
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _Loader = yaml.SafeLoader
+    _compose = None  # type: ignore[assignment]
+
+
+def _compose_pure(source: str) -> yaml.Node | None:
+    """PyYAML's pure-Python composer: where libyaml is missing (and in tests of that case)."""
+    return yaml.compose(source, Loader=yaml.SafeLoader)
+
+
+if _compose is None:  # pragma: no cover - depends on the PyYAML build
+    _compose = _compose_pure
 
 # Bounds against hostile YAML: node count when composing/constructing and the
 # frontmatter size handed to the parser.
@@ -28,7 +75,6 @@ MAX_NODES = 20_000
 MAX_BODY_ITEMS = 5_000
 
 _DELIMITER = "---"
-_STR_TAG = "tag:yaml.org,2002:str"
 _IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # Every pattern here runs on every body line, so each must be linear in the line's length: no
@@ -244,7 +290,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
         return
     starts = _line_starts(source) if any(brk in source for brk in _YAML_ONLY_BREAKS) else None
     try:
-        root = yaml.compose(source, Loader=_Loader)
+        root = _compose(source)
     except yaml.MarkedYAMLError as error:
         skill.yaml_problem = _describe_yaml_error(skill, error, offset, starts)
         return

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-import yaml
 
 from skill_lsp import skillfile
 from skill_lsp.config import Config
@@ -141,7 +140,7 @@ def test_flow_collections_nested_10000_deep(project: Project, tmp_path: Path, op
 ], ids=["flow", "block", "aliases", "recursive", "tag"])
 def test_the_pure_python_loader_is_as_safe(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     """Without libyaml (PyYAML's pure-Python loader, recursive): a problem, never a RecursionError."""
-    monkeypatch.setattr(skillfile, "_Loader", yaml.SafeLoader)
+    monkeypatch.setattr(skillfile, "_compose", skillfile._compose_pure)
     parsed = parse_skill(text)
     problems = [parsed.yaml_problem] + [entry.error for entry in parsed.fields.values()]
     assert any(problem is not None for problem in problems), parsed.fields
@@ -159,8 +158,8 @@ def test_yaml_tags_are_never_constructed(project: Project, outside: Path, tag: s
     marker = outside / "pwned"
     text = skill_md(description="Do it.", extra="metadata: " + tag.format(marker=marker))
     write(project.root, SKILL, text)
-    for loader in (skillfile._Loader, yaml.SafeLoader):
-        monkeypatch.setattr(skillfile, "_Loader", loader)
+    for compose in (skillfile._compose, skillfile._compose_pure):
+        monkeypatch.setattr(skillfile, "_compose", compose)
         _, findings, _ = check(project)
         finding = one(findings, "SK103")
         assert finding["line"] == 4  # the metadata line
