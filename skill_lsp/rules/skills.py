@@ -440,27 +440,28 @@ def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) ->
         return
     if skill.misnamed:
         return
+    key = skill.key
     others: list[SkillEntry] = []
     for deck in model.decks:
         registry = deck.registry
         if registry is None:
             continue
-        entries = registry.skills.get(skill.key, [])
-        if len(entries) > 1 and skill in entries:
+        entries = registry.skills.get(key)
+        if entries is not None and len(entries) > 1 and skill in entries:
             others += [other for other in entries if other is not skill and other not in others]
     if others:
         span = skill.facts.name_span or skill.facts.first_line
         reporter.report(
             "SK301", skill.path, span,
-            f"the skill '{skill.key}' is also defined at {others[0].path}; a Deck merges its roots into one registry "
+            f"the skill '{key}' is also defined at {others[0].path}; a Deck merges its roots into one registry "
             "and build() fails on a name found under two roots",
             profile=skill.profile,
-            related=[Related(other.path, other.facts.first_line, f"'{skill.key}' is also defined here") for other in others],
+            related=[Related(other.path, other.facts.first_line, f"'{key}' is also defined here") for other in others],
         )
-    if skill.key not in model.listings and reporter.wants("SK303"):
+    if key not in model.listings and reporter.wants("SK303"):
         reporter.report(
             "SK303", skill.path, skill.facts.first_line,
-            f"no agent lists the skill '{skill.key}'", profile=skill.profile,
+            f"no agent lists the skill '{key}'", profile=skill.profile,
         )
 
 
