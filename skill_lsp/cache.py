@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import os
 import struct
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -188,16 +187,6 @@ def parse_python_file(path: Path) -> PySource | str:
     return parse_python(text, PurePath(path))
 
 
-def children_available() -> int:
-    """How many child processes a batch may fork: one per core but one (this process is the last
-    worker). On Linux a fork shares the loaded modules and the jobs, so a child starts in a
-    millisecond; a spawned interpreter would not pay. Elsewhere, or on one core, none."""
-    if sys.platform != "linux":
-        return 0
-    cores = len(os.sched_getaffinity(0))
-    return max(0, min(cores - 1, 3))
-
-
 class Batch:
     """Skill analyses shared by this process and children forked with the jobs in memory.
 
@@ -329,7 +318,7 @@ class CachedWorkspace(Workspace):
         self.location = location
         self.cache_file = location / f"{folders_key(self.folders)}.pickle" if location is not None else None
         self.started = time.time_ns()
-        self.children = self.walk_helpers = children_available()
+        self.children = self.walk_helpers = forks.children_available()
         # analyses started before the final jobs were known (see prepare)
         self.early: Batch | None = None
         self.batches: list[Batch] = []  # to stop, should the run end early

@@ -11,9 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__, trace
+from . import __version__, forks, trace
 from .catalogue import RULES, lookup
-from .config import Config
+from .config import Config, walk_exclude
+from .discovery import Listing, walk
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import format_github, format_json, format_sarif, format_text, summary
@@ -150,12 +151,20 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Outcome:
-    """A full run over folders (the parsers are imported only now: a run that reuses its outcome
-    never needs them)."""
+    """A full run over folders. The analysers are imported only now (a run that reuses its outcome
+    never needs them), and while the helpers of a shared walk walk the tree."""
+    listings: dict[Path, Listing] = {}
+    helpers = forks.children_available()
+    for folder in folders:
+        absolute = Path(os.path.abspath(folder))
+        with trace.phase("walk"):
+            listings[absolute] = walk(absolute, walk_exclude(absolute, settings), helpers, meanwhile=_import_analysers)
     from .cache import CachedWorkspace
     from .rules import run_rules
 
     workspace = CachedWorkspace(folders, settings, location)
+    for folder, listing in listings.items():
+        workspace.adopt_listing(folder, listing)
     model = workspace.build()
     with trace.phase("rules"):
         results = run_rules(model, settings)
@@ -164,6 +173,11 @@ def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Ou
     workspace.save()
     workspace.save_outcome(model, outcome)
     return outcome
+
+
+def _import_analysers() -> None:
+    """Load the analysers (tree-sitter, libyaml, the rules): a shared walk's helpers walk meanwhile."""
+    from . import cache, rules  # noqa: F401
 
 
 def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path, skills: int, agents: int) -> None:

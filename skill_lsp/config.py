@@ -225,6 +225,12 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
     return config, problems
 
 
+def walk_exclude(folder: Path, settings: Config) -> tuple[str, ...]:
+    """The patterns a walk of folder skips: the settings' and its own pyproject.toml's."""
+    loaded = load_pyproject(folder / "pyproject.toml")
+    return settings.exclude + (loaded.config.exclude if loaded else ())
+
+
 def load_pyproject(path: Path) -> LoadedConfig | None:
     """The `[tool.skill-lsp]` table of one pyproject.toml; None when it has none."""
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
-from .config import Config, LoadedConfig, load_pyproject, merge
+from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
 from .discovery import Listing, is_skill_filename, split_text, walk, within
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
@@ -412,11 +412,14 @@ class Workspace:
 
     def _listing(self, folder: Path) -> Listing:
         if folder not in self._listings:
-            loaded = load_pyproject(folder / "pyproject.toml")
-            exclude = self.settings.exclude + (loaded.config.exclude if loaded else ())
+            exclude = walk_exclude(folder, self.settings)
             with phase("walk"):
                 self._listings[folder] = walk(folder, exclude, self.walk_helpers)
         return self._listings[folder]
+
+    def adopt_listing(self, folder: Path, listing: Listing) -> None:
+        """A walk of folder done before this workspace was made (check walks while it imports)."""
+        self._listings[Path(os.path.abspath(folder))] = listing
 
     def text_of(self, path: Path) -> str:
         """Raises OSError / FileTooLarge when the file cannot be read."""

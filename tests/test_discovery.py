@@ -357,6 +357,46 @@ def test_a_shared_walk_finds_what_one_process_finds(tmp_path, monkeypatch, helpe
     assert len(shared.skill_files) == 80 and len(shared.python_files) == 41
 
 
+@pytest.mark.parametrize("helpers", [1, 2])
+def test_a_shared_walk_with_work_meanwhile_does_it_once_and_finds_the_same(tmp_path, monkeypatch, helpers):
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    calls: list[int] = []
+    # a walk that does not fork leaves the work to its caller
+    assert _shape(discovery.walk(tmp_path, (), helpers, meanwhile=lambda: calls.append(os.getpid()))) == _shape(alone)
+    assert calls == []
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    shared = discovery.walk(tmp_path, (), helpers, meanwhile=lambda: calls.append(os.getpid()))
+    assert calls == [os.getpid()]  # in this process, once (a helper's call would not reach this list)
+    assert _shape(shared) == _shape(alone)
+
+
+def test_the_check_walks_while_it_imports_its_analysers(tmp_path, monkeypatch):
+    """The CLI's shared walk imports the analysers meanwhile, and its findings are one process's."""
+    from skill_lsp import cli, discovery
+
+    _tree(tmp_path, 40)
+    write_files(tmp_path, {"skills/s-0/SKILL.md": skill_md(name="wrong-name", description="Use when testing.")})
+
+    def findings() -> list[str]:
+        return sorted(f"{f.path}:{f.code}:{f.span}" for items in cli._analyse([tmp_path], cli.Config(), None).results.values() for f in items)
+
+    monkeypatch.setattr(cli.forks, "children_available", lambda: 0)
+    expected = findings()
+    assert any(":SK109:" in item or ":SK108:" in item for item in expected)
+    monkeypatch.setattr(cli.forks, "children_available", lambda: 1)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    imported: list[int] = []
+    real = cli._import_analysers
+    monkeypatch.setattr(cli, "_import_analysers", lambda: (imported.append(1), real()))
+    assert findings() == expected
+    assert imported == [1]
+
+
 def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_again_alone(tmp_path, monkeypatch):
     from skill_lsp import discovery
 

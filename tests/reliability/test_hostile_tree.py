@@ -11,12 +11,12 @@ import errno
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from skill_lsp import discovery, index
+from skill_lsp import cli, discovery, index
 from skill_lsp.config import Config
 from skill_lsp.index import Workspace
 from skill_lsp.rules import run_rules
@@ -200,13 +200,15 @@ def test_files_vanishing_between_listing_and_reading(project: Project, monkeypat
     })
     real_walk = discovery.walk
 
-    def walk_then_delete(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0) -> discovery.Listing:
-        listing = real_walk(folder, exclude, helpers)
+    def walk_then_delete(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
+                         meanwhile: Callable[[], object] | None = None) -> discovery.Listing:
+        listing = real_walk(folder, exclude, helpers, meanwhile)
         (project.root / ".agentdeck/skills/gone/SKILL.md").unlink(missing_ok=True)
         (project.root / "agent.py").unlink(missing_ok=True)
         return listing
 
-    monkeypatch.setattr(index, "walk", walk_then_delete)
+    monkeypatch.setattr(index, "walk", walk_then_delete)  # the server's walk
+    monkeypatch.setattr(cli, "walk", walk_then_delete)  # check's (it walks before it makes its workspace)
     findings, _ = check(project)
     paths = {f["path"] for f in findings}
     assert ".agentdeck/skills/gone/SKILL.md" not in paths and "agent.py" not in paths
@@ -221,6 +223,7 @@ def test_files_vanishing_between_listing_and_reading(project: Project, monkeypat
         return real_scandir(path)  # type: ignore[arg-type]
 
     monkeypatch.setattr(index, "walk", real_walk)
+    monkeypatch.setattr(cli, "walk", real_walk)
     monkeypatch.setattr(os, "scandir", scandir_then_vanish)
     findings, err = check(project)
     assert not any(str(f["path"]).startswith("later/") for f in findings)
