@@ -26,8 +26,8 @@ from typing import NoReturn
 
 from . import forks
 from .config import Config
-from .index import Model, PythonEntry, Root, SkillEntry, SkillFacts, SkillJob, Workspace
-from .model import Finding, Position, Span
+from .index import Model, PythonEntry, RawSpan, Root, SkillEntry, SkillFacts, SkillJob, Workspace
+from .model import Finding
 from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, save, save_outcome
 from .pysource import PySource, parse_python
 from .rules.report import Reporter
@@ -43,7 +43,6 @@ Deps = tuple[tuple[str, "int | None"], ...]
 
 # Plain tuples of ints and strings load at C speed; objects (spans, findings) would cost a
 # Python call each, and there is one record per skill.
-RawSpan = tuple[int, int, int, int]
 # size, mtime_ns, context index, name, name span, first line span, ignores, findings, deps
 SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict[int, set[str]], list[Finding], Deps,
                     "str | None"]
@@ -63,18 +62,8 @@ class Store:
             return len(self.contexts) - 1
 
 
-def _raw(span: Span) -> RawSpan:
-    return span.start.line, span.start.column, span.end.line, span.end.column
-
-
-def _span(raw: RawSpan) -> Span:
-    return Span(Position(raw[0], raw[1]), Position(raw[2], raw[3]))
-
-
 def _facts(record: SkillRecord) -> SkillFacts:
-    name_span = record[4]
-    return SkillFacts(record[3], _span(name_span) if name_span is not None else None, _span(record[5]), record[6],
-                      record[9])
+    return SkillFacts(record[3], record[4], record[5], record[6], record[9])
 
 
 def load(path: Path) -> Store:
@@ -166,15 +155,14 @@ def _pack(result: Analysis) -> Packed:
     if isinstance(result, str):
         return result
     facts, findings, deps = result
-    name_span = _raw(facts.name_span) if facts.name_span is not None else None
-    return facts.name, name_span, _raw(facts.first_line), facts.ignores, findings, deps, facts.description
+    return facts.name, facts.name_span_raw, facts.first_line_raw, facts.ignores, findings, deps, facts.description
 
 
 def _unpack(packed: Packed) -> Analysis:
     if isinstance(packed, str):
         return packed
     name, name_span, first_line, ignores, findings, deps, description = packed
-    facts = SkillFacts(name, _span(name_span) if name_span is not None else None, _span(first_line), ignores, description)
+    facts = SkillFacts(name, name_span, first_line, ignores, description)
     return facts, findings, deps
 
 
@@ -430,7 +418,7 @@ class CachedWorkspace(Workspace):
                 if stamp is not None and not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
                     self.new.skills[str(job.path)] = (
                         stamp[0], stamp[1], context_index, facts.name,
-                        _raw(facts.name_span) if facts.name_span is not None else None, _raw(facts.first_line),
+                        facts.name_span_raw, facts.first_line_raw,
                         facts.ignores, findings, deps, facts.description,
                     )
                 model.skills[job.path] = self.analysed_entry(job, facts, findings)

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
 from .discovery import Listing, is_skill_filename, split_text, walk, within
-from .model import Finding, Profile, Span
+from .model import Finding, Position, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
 from .skillfile import SkillFile, parse_skill
@@ -37,24 +37,71 @@ class Root:
         return f"{self.path} ({self.origin})"
 
 
-@dataclass
+RawSpan = tuple[int, int, int, int]  # a span as four numbers: start line and column, end line and column
+
+
 class SkillFacts:
     """What registries and cross-file rules read of a SKILL.md: small and picklable, so that
-    `check` can take it from its cache or a worker process instead of parsing the file."""
+    `check` can take it from its cache or a worker process instead of parsing the file.
 
-    name: str | None  # the frontmatter name, when it is a string
-    name_span: Span | None  # the value span of `name:`, when the key is there
-    first_line: Span
-    ignores: dict[int, set[str]]
-    # the frontmatter description, when it is a string: completion and hovers show it for every
-    # skill they offer, which should not mean reading every file again
-    description: str | None = None
+    Its spans are kept as four numbers and made Spans when first read: only the findings other
+    files' rules put on this one read them, and making them cost more than the rest of the facts."""
+
+    __slots__ = ("_first_line", "_name_span", "description", "first_line_raw", "ignores", "name", "name_span_raw")
+
+    def __init__(self, name: str | None, name_span_raw: RawSpan | None, first_line_raw: RawSpan,
+                 ignores: dict[int, set[str]], description: str | None = None) -> None:
+        self.name = name  # the frontmatter name, when it is a string
+        self.name_span_raw = name_span_raw  # the value span of `name:`, when the key is there
+        self.first_line_raw = first_line_raw
+        self.ignores = ignores
+        # the frontmatter description, when it is a string: completion and hovers show it for every
+        # skill they offer, which should not mean reading every file again
+        self.description = description
+        self._name_span: Span | None = None
+        self._first_line: Span | None = None
 
     @classmethod
     def of(cls, file: SkillFile) -> SkillFacts:
         entry = file.fields.get("name")
-        return cls(file.get_str("name"), entry.value_span if entry is not None else None, file.line_span(0), file.ignores,
-                   file.get_str("description"))
+        name_span = entry.value_span if entry is not None else None
+        first_line = file.line_span(0)
+        facts = cls(file.get_str("name"), raw_span(name_span) if name_span is not None else None, raw_span(first_line),
+                    file.ignores, file.get_str("description"))
+        facts._name_span, facts._first_line = name_span, first_line
+        return facts
+
+    @property
+    def name_span(self) -> Span | None:
+        if self._name_span is None and self.name_span_raw is not None:
+            self._name_span = span_of(self.name_span_raw)
+        return self._name_span
+
+    @property
+    def first_line(self) -> Span:
+        if self._first_line is None:
+            self._first_line = span_of(self.first_line_raw)
+        return self._first_line
+
+    def _key(self) -> tuple[object, ...]:
+        return self.name, self.name_span_raw, self.first_line_raw, self.ignores, self.description
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SkillFacts) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"SkillFacts(name={self.name!r}, name_span={self.name_span!r}, first_line={self.first_line!r}, "
+                f"ignores={self.ignores!r}, description={self.description!r})")
+
+
+def raw_span(span: Span) -> RawSpan:
+    return span.start.line, span.start.column, span.end.line, span.end.column
+
+
+def span_of(raw: RawSpan) -> Span:
+    return Span(Position(raw[0], raw[1]), Position(raw[2], raw[3]))
 
 
 class SkillEntry:
