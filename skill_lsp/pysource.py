@@ -30,6 +30,7 @@ _QUERY = Query(_LANGUAGE, """
 (comment) @comment
 (module (expression_statement (assignment left: (identifier) right: (_)) @assignment))
 (interpolation) @interpolation
+(assignment) @any_assignment
 """)
 
 AGENTDECK = "agentdeck"
@@ -37,9 +38,6 @@ CLAUDE_SDK = "claude_agent_sdk"
 _FRAMEWORKS = (AGENTDECK, CLAUDE_SDK)
 _IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 _LONE_CR = re.compile(rb"\r(?!\n)")
-# every assignment, for the name a call is assigned to: asking a node for its parent costs tree-sitter
-# a walk down from the root, which made calls nested thousands deep quadratic
-_ASSIGNMENTS = Query(_LANGUAGE, "(assignment) @assignment")
 
 # the keyword arguments of Agent / Deck / ClaudeAgentOptions that skill-lsp reads
 _READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins"})
@@ -202,7 +200,9 @@ class _Scanner:
         self.source.bindings = self.bindings
         if not self.bindings:
             return
-        for node in QueryCursor(_ASSIGNMENTS).captures(root).get("assignment", []):
+        # every assignment, for the name a call is assigned to (asking a node for its parent costs
+        # tree-sitter a walk down from the root, which made calls nested thousands deep quadratic)
+        for node in captures.get("any_assignment", []):
             name = _target_name(node.child_by_field_name("left"))
             right = node.child_by_field_name("right")
             while right is not None and right.type == "parenthesized_expression" and right.named_child_count == 1:
