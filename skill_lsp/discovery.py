@@ -69,6 +69,16 @@ def split_text(text: str) -> tuple[str, str]:
     return text[:cut], text[cut + 1 :]
 
 
+def split_skill_text(text: str) -> tuple[str, str, str]:
+    """A skill file's normalised path text cut as placing it needs: (the directory above its
+    directory, its directory, its name), split_text twice in one cut where the text allows."""
+    parts = text.rsplit(os.sep, 2)
+    if len(parts) == 3 and parts[0] and parts[0][-1] != ":":
+        return parts[0], text[: len(text) - len(parts[2]) - 1], parts[2]
+    directory, name = split_text(text)  # at the file system's (or a drive's) root
+    return split_text(directory)[0], directory, name
+
+
 def _path_maker() -> Callable[[str], Path]:
     """Path(text) for the texts a walk finds (absolute, normalised: one separator between parts,
     none at the end). On CPython before 3.12 a Path parses its text when made (4 µs, a tenth of a

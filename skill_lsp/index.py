@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
-from .discovery import Listing, is_skill_filename, split_text, walk, within
+from .discovery import Listing, is_skill_filename, split_skill_text, split_text, walk, within
 from .model import Finding, Position, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
@@ -757,7 +757,7 @@ class _Builder:
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
         seen_dirs: set[str] = set()
         for path, _ in skill_paths:
-            root_text = split_text(split_text(str(path))[0])[0]
+            root_text = split_skill_text(str(path))[0]
             if root_text in seen_dirs:
                 continue
             seen_dirs.add(root_text)
@@ -785,21 +785,22 @@ class _Builder:
         jobs: dict[str, SkillJob] = {}
         # the root of each root directory, by its text: a Path per skill would cost more than the lookup
         roots_by_text = {str(root_path): root for root_path, root in model.roots.items()}
-        folder_texts = {folder: str(folder) for folder in folders}
+        # a file lies in a folder when its text starts with the folder's and a separator (see within())
+        folder_prefixes = {folder: str(folder).rstrip(os.sep) + os.sep for folder in folders}
+        all_prefixes = tuple(folder_prefixes.values())
         for path, folder in skill_paths + outside:
             text = str(path)
             if text in jobs:
                 continue
-            directory, name = split_text(text)
+            root_text, _, name = split_skill_text(text)
             if name != "SKILL.md":
                 if known_paths is None:
                     known_paths = {path for path, _ in skill_paths}
                 if (path.parent / "SKILL.md") in known_paths:
                     continue  # a stray lowercase copy beside the real file
-            owner = roots_by_text.get(split_text(directory)[0])
-            folder_text = folder_texts.get(folder)
-            external = not (folder_text is not None and within(text, folder_text)) and not any(
-                within(text, f) for f in folder_texts.values())
+            owner = roots_by_text.get(root_text)
+            prefix = folder_prefixes.get(folder)
+            external = not (prefix is not None and text.startswith(prefix)) and not text.startswith(all_prefixes)
             jobs[text] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
         return list(jobs.values())
 

@@ -465,3 +465,12 @@ def test_a_walk_s_paths_are_path_s(tmp_path):
     listing = discovery.walk(tmp_path)
     for path in listing.skill_files + listing.python_files + listing.pyprojects:
         assert (type(path), path, str(path), path.parts) == (type(Path(str(path))), Path(str(path)), str(Path(str(path))), Path(str(path)).parts)
+
+
+@pytest.mark.parametrize("text", ["/a/b/SKILL.md", "/SKILL.md", "/a/SKILL.md", "/srv/x y/.claude/skills/s/SKILL.md",
+                                  "a/b/SKILL.md", "b/SKILL.md", "SKILL.md", "/a/b/skill.md"])
+def test_split_skill_text_is_split_text_twice(text):
+    from skill_lsp.discovery import split_skill_text, split_text
+
+    directory, name = split_text(text)
+    assert split_skill_text(text) == (split_text(directory)[0], directory, name)
