@@ -236,11 +236,15 @@ class _Walker:
             except OSError as error:
                 found.unreadable[directory] = unreadable_reason(error)
                 continue
-            if directory != root and any(child.name == "pyvenv.cfg" for child in children):
-                continue  # a virtualenv
+            # what this directory adds, taken back should it turn out to be a virtualenv's
+            counts = len(found.skill_files), len(found.python_files), len(found.pyprojects)
+            virtualenv = False
             subdirectories: list[tuple[str, str, bool]] = []
             for entry in children:
                 name = entry.name
+                if name == "pyvenv.cfg" and directory != root:
+                    virtualenv = True
+                    break
                 try:
                     # one type test for the common cases (a plain directory or file); links are rarer
                     if entry.is_dir(follow_symlinks=False):
@@ -262,7 +266,7 @@ class _Walker:
                         continue
                 except OSError:
                     continue
-                if is_skill_filename(name):
+                if name == "SKILL.md" or (len(name) == 8 and is_skill_filename(name)):
                     bucket = found.skill_files
                 elif name.endswith(".py"):
                     bucket = found.python_files
@@ -273,6 +277,9 @@ class _Walker:
                 if exclude and excluded(Path(entry.path), folder, exclude):
                     continue
                 bucket.append(entry.path)
+            if virtualenv:
+                del found.skill_files[counts[0]:], found.python_files[counts[1]:], found.pyprojects[counts[2]:]
+                continue
             if not alone and len(subdirectories) >= SHARE_FROM:
                 if self.parts == 1 and len(subdirectories) >= FORK_FROM and self.helpers > 0:
                     self.fork()

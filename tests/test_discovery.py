@@ -474,3 +474,18 @@ def test_split_skill_text_is_split_text_twice(text):
 
     directory, name = split_text(text)
     assert split_skill_text(text) == (split_text(directory)[0], directory, name)
+
+
+def test_a_virtualenv_adds_nothing_whatever_the_order_its_files_are_listed_in(tmp_path):
+    from skill_lsp import discovery
+
+    files = {"venv-like/pyvenv.cfg": "", "pyproject.toml": ""}
+    for name in ("a", "m", "z"):  # before and after pyvenv.cfg in any listing order
+        files.update({f"venv-like/{name}.py": "", f"venv-like/{name}/SKILL.md": "x", f"venv-like/{name}/pyproject.toml": ""})
+    files.update({"venv-like/SKILL.md": "x", "venv-like/pyproject.toml": "", "kept/SKILL.md": "x"})
+    write_files(tmp_path, files)
+    listing = discovery.walk(tmp_path)
+    assert listing.skill_files == [tmp_path / "kept/SKILL.md"]
+    assert listing.python_files == [] and listing.pyprojects == [tmp_path / "pyproject.toml"]
+    assert str(tmp_path / "venv-like") in listing.directories  # listed, then dropped as a virtualenv
+    assert not any("venv-like/" in directory for directory in listing.directories)
