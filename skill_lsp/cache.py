@@ -19,7 +19,7 @@ import io
 import os
 import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import NoReturn
@@ -175,6 +175,11 @@ def parse_python_file(path: Path) -> PySource | str:
     return parse_python(text, PurePath(path))
 
 
+# What a child streams at a time: enough chunks that a message's overhead is nothing, few enough
+# that the parent takes the analyses in while the child is still at work.
+CHUNKS_PER_MESSAGE = 4
+
+
 class Batch:
     """Skill analyses shared by this process and children forked with the jobs in memory.
 
@@ -182,14 +187,18 @@ class Batch:
     reads four bytes to take the next chunk (a pipe read holds the pipe's lock, so two processes
     never take the same one), and an empty pipe ends the work. The processes so share the chunks
     out as they go, this one joining in once it is done with its own work (results()). A child
-    sends what it analysed, pickled, through a pipe of its own when the queue is empty; whatever
-    a child took and never sent (it was killed) is analysed here."""
+    streams what it analysed, pickled, through a pipe of its own every few chunks, and this
+    process takes it in between its own chunks (poll): the analyses reach the caller while the
+    child is still at work, not all at its end. Whatever a child took and never sent (it was
+    killed) is analysed here."""
 
     def __init__(self, jobs: list[Job], children: int) -> None:
         self.jobs = jobs
         self.size = max(CHUNK, -(-len(jobs) // MAX_CHUNKS))
         self.count = -(-len(jobs) // self.size)
-        self.children: list[forks.Child] = []
+        self.streams: list[forks.Stream] = []
+        self.parts: dict[int, list[Analysis]] = {}
+        self.fresh: list[int] = []  # chunks taken in and not yet handed to the caller
         self.done: list[Analysis] | None = None
         self.queue = -1
         if children <= 0:
@@ -207,7 +216,7 @@ class Batch:
             pid, pipe = forked
             if pid == 0:
                 self._child(pipe)
-            self.children.append(forked)
+            self.streams.append(forks.Stream(forked))
 
     def _take(self) -> int | None:
         try:
@@ -224,43 +233,73 @@ class Batch:
             done: dict[int, list[Packed]] = {}
             while (index := self._take()) is not None:
                 done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
+                if len(done) >= CHUNKS_PER_MESSAGE:
+                    forks.send_part(sink, done)
+                    done = {}
+            if done:
+                forks.send_part(sink, done)
         except BaseException:
             forks.fail()
-        forks.send(sink, done)
+        forks.finish(sink)
 
-    def results(self) -> list[Analysis]:
-        """Every job's analysis, in the jobs' order."""
+    def poll(self) -> None:
+        """Take in what the children have streamed so far, without waiting."""
+        for stream in self.streams:
+            for message in stream.poll():
+                self._take_in(message)
+
+    def _take_in(self, message: object) -> None:
+        if not isinstance(message, dict):
+            return
+        for index, chunk in message.items():
+            if isinstance(index, int) and 0 <= index < self.count and index not in self.parts and isinstance(chunk, list):
+                self.parts[index] = [_unpack(item) for item in chunk]
+                self.fresh.append(index)
+
+    def _analysed(self, index: int) -> None:
+        self.parts[index] = [analyse_skill(*job) for job in self._chunk(index)]
+        self.fresh.append(index)
+
+    def results(self, on_chunk: Callable[[list[Job], list[Analysis]], None] | None = None,
+                between: Callable[[], None] | None = None) -> list[Analysis]:
+        """Every job's analysis, in the jobs' order. on_chunk(jobs, analyses) is called once for each
+        chunk as soon as its analyses are here (this process's own, or a child's), in no set order;
+        between() after each chunk this process analyses (to take in other batches' results)."""
         if self.done is not None:
             return self.done
-        parts: dict[int, list[Analysis]] = {}
-        if self.queue < 0:
-            parts = {index: [analyse_skill(*job) for job in self._chunk(index)] for index in range(self.count)}
-        else:
-            while (index := self._take()) is not None:
-                parts[index] = [analyse_skill(*job) for job in self._chunk(index)]
-            for packed in self._collect():
-                for index, chunk in packed.items():
-                    parts[index] = [_unpack(item) for item in chunk]
-            for index in range(self.count):
-                if index not in parts:  # a child died with it
-                    parts[index] = [analyse_skill(*job) for job in self._chunk(index)]
-        self.done = [analysis for index in range(self.count) for analysis in parts[index]]
-        return self.done
 
-    def _collect(self) -> Iterator[dict[int, list[Packed]]]:
-        """Each child's results (nothing from one that died), once it has sent them and exited."""
-        children, self.children = self.children, []
-        os.close(self.queue)
-        self.queue = -1
-        for child in children:
-            sent = forks.receive(child)
-            if isinstance(sent, dict):
-                yield sent
+        def hand_over() -> None:
+            fresh, self.fresh = self.fresh, []
+            if on_chunk is not None:
+                for index in fresh:
+                    on_chunk(self._chunk(index), self.parts[index])
+
+        if self.queue >= 0:
+            while (index := self._take()) is not None:
+                self._analysed(index)
+                self.poll()
+                if between is not None:
+                    between()
+                hand_over()
+            os.close(self.queue)
+            self.queue = -1
+            streams, self.streams = self.streams, []
+            for stream in streams:
+                for message in stream.drain():
+                    self._take_in(message)
+            hand_over()
+        for index in range(self.count):
+            if index not in self.parts:  # no child (or it died with it)
+                self._analysed(index)
+        hand_over()
+        self.done = [analysis for index in range(self.count) for analysis in self.parts[index]]
+        return self.done
 
     def close(self) -> None:
         """Stop and reap the children (an error or an interrupt before results())."""
-        forks.stop(self.children)
-        self.children = []
+        for stream in self.streams:
+            stream.stop()
+        self.streams = []
         if self.queue >= 0:
             os.close(self.queue)
             self.queue = -1
@@ -363,7 +402,11 @@ class CachedWorkspace(Workspace):
             if misses:
                 self.dirty = True
             # here, not in the workers: a parse costs about what pickling it back would
-            parsed = {path: parse_python_file(path) for path in misses}
+            parsed: dict[Path, PySource | str] = {}
+            for number, path in enumerate(misses, 1):
+                parsed[path] = parse_python_file(path)
+                if self.early is not None and number % 32 == 0:
+                    self.early.poll()  # take in what the child has analysed so far
             for path, folder, stamp, known_source in placed:
                 result = known_source if known_source is not None else parsed[path]
                 if isinstance(result, str):  # skipped, and the CLI says why
@@ -404,39 +447,66 @@ class CachedWorkspace(Workspace):
                 placed.append((job, stamp, indexes[1], record))
             if misses:
                 self.dirty = True
-            analysed = self._analyse(misses)
+            # each new analysis made an entry as soon as it is here (while children still work);
+            # the model takes them in the jobs' order below
+            made: dict[str, SkillEntry] = {}
+
+            def take(job: SkillJob, result: Analysis) -> None:
+                if not isinstance(result, str):
+                    hash(job.path)  # a Path keeps its hash: the model's dict below then only looks it up
+                    made[str(job.path)] = self.analysed_entry(job, result[0], result[1])
+
+            analysed = self._analyse(misses, take)
             for job, stamp, context_index, record in placed:
                 facts: SkillFacts
                 if record is not None:
                     facts, findings, deps = _facts(record), record[7], record[8]
+                    entry = self.analysed_entry(job, facts, findings)
                 else:
-                    result = analysed[str(job.path)]
-                    if isinstance(result, str):
+                    text = str(job.path)
+                    result = analysed[text]
+                    if isinstance(result, str):  # skipped, and the CLI says why
                         model.unreadable[job.path] = result
                         continue
                     facts, findings, deps = result
+                    entry = made[text]
                 if stamp is not None and not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
                     self.new.skills[str(job.path)] = (
                         stamp[0], stamp[1], context_index, facts.name,
                         facts.name_span_raw, facts.first_line_raw,
                         facts.ignores, findings, deps, facts.description,
                     )
-                model.skills[job.path] = self.analysed_entry(job, facts, findings)
+                model.skills[job.path] = entry
 
-    def _analyse(self, misses: list[Job]) -> dict[str, Analysis]:
-        """The misses' analyses: those started early for the same job, the rest now."""
+    def _analyse(self, misses: list[Job], take: Callable[[SkillJob, Analysis], None]) -> dict[str, Analysis]:
+        """The misses' analyses, by their path's text (a string keeps its hash; a Path computes it on
+        first use): those started early for the same job, the rest now. take(job, analysis) is
+        called with the final job for each as soon as it is here."""
         early = _EarlyJobs(self.early.jobs if self.early is not None else [])
         rest = [job for job in misses if not early.holds(job)]
         # the rest start now, beside what is left of the early ones
         batch = self._batch(rest) if rest else None
-        # by the path's text: a Path's hash is computed anew each time, a string's is kept
+        final = {str(job.path): job for job, _, _ in misses}
+        stale = {str(job[0].path) for job in rest}
         analysed: dict[str, Analysis] = {}
+
+        def early_chunk(jobs: list[Job], results: list[Analysis]) -> None:
+            for (job, _, _), result in zip(jobs, results, strict=True):
+                text = str(job.path)
+                if text in final and text not in stale:  # it holds for the final job
+                    analysed[text] = result
+                    take(final[text], result)
+
+        def rest_chunk(jobs: list[Job], results: list[Analysis]) -> None:
+            for (job, _, _), result in zip(jobs, results, strict=True):
+                analysed[str(job.path)] = result
+                take(job, result)
+
         if self.early is not None:
-            stale = {str(job[0].path) for job in rest}
-            analysed.update((text, result) for job, result in zip(self.early.jobs, self.early.results(), strict=True)
-                            if (text := str(job[0].path)) not in stale)
+            # between its own chunks this process also takes in what the rest's children streamed
+            self.early.results(early_chunk, batch.poll if batch is not None else None)
         if batch is not None:
-            analysed.update(zip((str(job.path) for job, _, _ in rest), batch.results(), strict=True))
+            batch.results(rest_chunk)
         return analysed
 
     # -- the whole outcome ------------------------------------------------------------

@@ -13,6 +13,7 @@ import io
 import os
 import pickle
 import signal
+import struct
 import sys
 from typing import NoReturn
 
@@ -81,6 +82,122 @@ def receive(child: Child) -> object | None:
         return loaded
     except Exception:  # killed half-way, or out of memory
         return None
+
+
+# A streamed message: its length in four bytes, then its pickle; a length of 0 ends the stream.
+_LENGTH = struct.Struct("<I")
+# A child may stream this much ahead of a parent busy with other work before a write waits (the
+# pipe's default 64 KiB would make it wait while the parent parses the Python files).
+PIPE_SIZE = 1 << 20
+_READ = 1 << 16  # bytes a read asks for (os.read allocates what it asks for)
+
+
+def send_part(sink: int, data: object) -> None:
+    """Stream one message to the parent (a child goes on working afterwards)."""
+    payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    _write_all(sink, _LENGTH.pack(len(payload)) + payload)
+
+
+def finish(sink: int) -> NoReturn:
+    """A streaming child's end: the end mark, then exit."""
+    status = 1
+    try:
+        _write_all(sink, _LENGTH.pack(0))
+        os.close(sink)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _write_all(sink: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(sink, view) :]
+
+
+class Stream:
+    """A streaming child's messages, read as they come without waiting (poll), or to its end (drain)."""
+
+    def __init__(self, child: Child) -> None:
+        self.pid, self.pipe = child
+        self.buffer = bytearray()
+        self.closed = False
+        import fcntl  # here: the module exists only where children are forked (POSIX)
+
+        try:
+            fcntl.fcntl(self.pipe, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+        except OSError:
+            pass  # over the user's pipe allowance: the child waits for reads instead
+        os.set_blocking(self.pipe, False)
+
+    def poll(self) -> list[object]:
+        """The messages complete so far."""
+        while not self.closed:
+            try:
+                data = os.read(self.pipe, _READ)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:
+                self._close()
+                break
+            self.buffer += data
+        return self._messages()
+
+    def drain(self) -> list[object]:
+        """Every message left, once the child has exited (it is reaped here)."""
+        if not self.closed:
+            os.set_blocking(self.pipe, True)
+            chunks = [bytes(self.buffer)]
+            while True:
+                try:
+                    data = os.read(self.pipe, _READ)
+                except OSError:
+                    data = b""
+                if not data:
+                    break
+                chunks.append(data)
+            self.buffer = bytearray(b"".join(chunks))
+            self._close()
+        return self._messages()
+
+    def _close(self) -> None:
+        self.closed = True
+        os.close(self.pipe)
+        try:
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+    def _messages(self) -> list[object]:
+        messages: list[object] = []
+        buffer = self.buffer
+        start = 0
+        while len(buffer) - start >= _LENGTH.size:
+            (length,) = _LENGTH.unpack_from(buffer, start)
+            if length == 0:  # the end mark: nothing follows
+                start = len(buffer)
+                break
+            if len(buffer) - start - _LENGTH.size < length:
+                break  # the rest of it is still on its way
+            payload = bytes(buffer[start + _LENGTH.size : start + _LENGTH.size + length])
+            start += _LENGTH.size + length
+            try:
+                messages.append(SafeUnpickler(io.BytesIO(payload)).load())
+            except Exception:  # not what a child of ours sends: ignored, and its part done here
+                continue
+        del buffer[:start]
+        return messages
+
+    def stop(self) -> None:
+        """Kill and reap the child (its results are no longer wanted)."""
+        if not self.closed:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self._close()
 
 
 def stop(children: list[Child]) -> None:

@@ -118,8 +118,8 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
 
     def counting_init(self: cache_module.Batch, jobs: list[cache_module.Job], children: int) -> None:
         real_init(self, jobs, children)
-        if self.children:
-            forked.append((len(jobs), len(self.children)))
+        if self.streams:
+            forked.append((len(jobs), len(self.streams)))
 
     monkeypatch.setattr(cache_module.Batch, "__init__", counting_init)
     assert project.check("--no-cache") == alone
@@ -152,6 +152,54 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     assert project.check() == alone  # filling the cache from the children's results
     assert forked
     assert {"SK103", "SK108", "SK111", "SK202", "AD101"} <= set(codes(alone))
+
+
+@pytest.mark.parametrize("death", ["after its first message", "half-way through a message", "before any message"])
+def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Project, cache: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch, death: str) -> None:
+    """A child streams its analyses every few chunks; whatever it took and never sent whole is done here."""
+    import os
+
+    from skill_lsp import cache as cache_module
+    from skill_lsp import forks
+
+    files = dict(FILES)
+    for number in range(60):
+        files[f".agentdeck/skills/s-{number:02d}/SKILL.md"] = skill_md(
+            f"s-{number:02d}" if number % 9 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
+    project.write(files)
+    age(project.root)
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
+    alone = project.check("--no-cache")
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(cache_module, "CHUNK", 2)
+    monkeypatch.setattr(cache_module, "CHUNKS_PER_MESSAGE", 2)
+    real_send = forks.send_part
+    sent: list[int] = []
+
+    def dying_send(sink: int, data: object) -> None:  # runs in the child
+        if death == "before any message":
+            os._exit(1)
+        if death == "half-way through a message":
+            payload = b"\xff\x00\x00\x00" + b"x" * 10  # says 255 bytes follow, sends 10
+            os.write(sink, payload)
+            os._exit(1)
+        real_send(sink, data)
+        sent.append(1)
+        if len(sent) == 1:
+            os._exit(1)
+
+    monkeypatch.setattr(forks, "send_part", dying_send)
+    streamed: list[int] = []
+    real_take_in = cache_module.Batch._take_in
+
+    def counting_take_in(self: cache_module.Batch, message: object) -> None:
+        streamed.append(1)
+        real_take_in(self, message)
+
+    monkeypatch.setattr(cache_module.Batch, "_take_in", counting_take_in)
+    assert project.check("--no-cache") == alone
+    assert (len(streamed) == 1) == (death == "after its first message")
 
 
 def phases(project: Project, *args: str) -> str:
