@@ -65,10 +65,9 @@ class SkillFacts:
     def of(cls, file: SkillFile) -> SkillFacts:
         entry = file.fields.get("name")
         name_span = entry.value_span if entry is not None else None
-        first_line = file.line_span(0)
-        facts = cls(file.get_str("name"), raw_span(name_span) if name_span is not None else None, raw_span(first_line),
-                    file.ignores, file.get_str("description"))
-        facts._name_span, facts._first_line = name_span, first_line
+        facts = cls(file.get_str("name"), raw_span(name_span) if name_span is not None else None,
+                    (0, 0, 0, len(file.lines[0])), file.ignores, file.get_str("description"))  # file.line_span(0)
+        facts._name_span = name_span
         return facts
 
     @property

@@ -16,17 +16,22 @@ from .textutil import covered_by, split_lines
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _SAFE_RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
-# The first characters of the plain scalars SafeLoader may read as something other than a string
-# (null, bool, int, float, timestamp, merge, value); '' stands for the empty scalar.
-_IMPLICIT_FIRST = frozenset(_SAFE_RESOLVERS)
+# SafeLoader's implicit resolvers (null, bool, int, float, timestamp, merge, value) by the first
+# character of the plain scalars they may match ('' for the empty scalar), wildcard ones added.
+_WILDCARD = tuple(_SAFE_RESOLVERS.get(None, ()))
+_BY_FIRST = {first: (*resolvers, *_WILDCARD) for first, resolvers in _SAFE_RESOLVERS.items() if first is not None}
 _safe_resolve = yaml.SafeLoader.resolve
 
 
 def _resolve(self: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-    """SafeLoader's tag for a node, without its regular expressions and lists for the scalars
-    that can only be strings: a quoted or tagged one, or a plain one whose first character starts
-    no implicit type (most frontmatter values). SafeLoader has no path resolvers."""
-    if kind is yaml.ScalarNode and (not implicit[0] or (value and value[0] not in _IMPLICIT_FIRST)):
+    """SafeLoader's tag for a node (it has no path resolvers), called from C for each one: a scalar's
+    without the lists SafeLoader builds per call, so a quoted or tagged scalar, or a plain one whose
+    first character starts no implicit type (most frontmatter values), costs a dictionary lookup."""
+    if kind is yaml.ScalarNode:
+        if implicit[0]:
+            for tag, pattern in _BY_FIRST.get(value[0] if value else "", _WILDCARD):
+                if pattern.match(value):
+                    return tag  # type: ignore[no-any-return]
         return _STR_TAG
     return _safe_resolve(self, kind, value, implicit)  # type: ignore[no-any-return,no-untyped-call]
 
