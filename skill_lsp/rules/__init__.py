@@ -7,7 +7,7 @@ from pathlib import Path
 from ..catalogue import BY_CODE, RULES, Rule, lookup
 from ..config import Config
 from ..discovery import is_skill_filename, within
-from ..index import Model
+from ..index import Model, SkillEntry
 from ..model import Finding
 from ..textutil import FileTooLarge, is_too_large, read_text
 from .code import check_agent, check_deck, check_options
@@ -27,15 +27,7 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
     config = model.config_for(path, settings)
     skill = model.skills.get(path)
     if skill is not None:
-        if skill.external:
-            return []
-        reporter = Reporter(config, skill.facts.ignores)
-        if skill.local_findings is not None:
-            reporter.findings += skill.local_findings
-        else:
-            check_skill(model, skill, reporter, cache)
-        check_skill_registry(model, skill, reporter)
-        return sorted(reporter.findings, key=Finding.sort_key)
+        return [] if skill.external else _skill_findings(model, skill, config, cache)
     python = model.pythons.get(path)
     if python is not None:
         reporter = Reporter(config, python.source.ignores)
@@ -64,10 +56,25 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
     return []
 
 
+def _skill_findings(model: Model, skill: SkillEntry, config: Config, cache: DirCache) -> list[Finding]:
+    reporter = Reporter(config, skill.facts.ignores)
+    if skill.local_findings is not None:
+        reporter.findings += skill.local_findings
+    else:
+        check_skill(model, skill, reporter, cache)
+    check_skill_registry(model, skill, reporter)
+    findings = reporter.findings
+    return sorted(findings, key=Finding.sort_key) if len(findings) > 1 else findings
+
+
 def analysed_files(model: Model) -> list[Path]:
     """Every file that can carry findings."""
-    files = [path for path, skill in model.skills.items() if not skill.external]
-    files += list(model.pythons)
+    return [path for path, skill in model.skills.items() if not skill.external] + _other_files(model)
+
+
+def _other_files(model: Model) -> list[Path]:
+    """The files besides skills that can carry findings."""
+    files = list(model.pythons)
     files += [path for path, loaded in model.configs.items() if loaded.problems]
     files += _oversized_skills(model)
     return files
@@ -83,7 +90,12 @@ def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None)
     """Every finding of the workspace, by file, configuration and suppressions applied."""
     cache: DirCache = {} if dir_cache is None else dir_cache
     result: dict[Path, list[Finding]] = {}
-    for path in analysed_files(model):
+    for path, skill in model.skills.items():  # as file_findings does, without looking each one up
+        if not skill.external:
+            findings = _skill_findings(model, skill, model.config_for(path, settings), cache)
+            if findings:
+                result[path] = findings
+    for path in _other_files(model):
         findings = file_findings(model, path, settings, cache)
         if findings:
             result[path] = findings
