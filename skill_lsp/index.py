@@ -653,6 +653,8 @@ class _Builder:
         # what the model depends on beyond the walked tree: paths looked up on disk (check's
         # cache of whole results compares them next time)
         self.consulted: set[str] = set()
+        # project_dir's answers while the model is built (run), by directory
+        self.project_dirs: dict[tuple[str, str, str], Path] = {}
 
     def exists(self, path: Path) -> bool:
         if str(path) in self.directories:
@@ -685,8 +687,15 @@ class _Builder:
         return first, False
 
     def project_dir(self, path: Path, folder: Path, marker: str) -> Path:
-        """The nearest directory at or above path's directory that holds marker (e.g. .agentdeck)."""
-        directory = path.parent
+        """The nearest directory at or above path's directory that holds marker (e.g. .agentdeck);
+        asked once per directory (the agent files of one directory share the answer)."""
+        key = (split_text(str(path))[0], str(folder), marker)
+        found = self.project_dirs.get(key)
+        if found is None:
+            found = self.project_dirs[key] = self._project_dir(path.parent, folder, marker)
+        return found
+
+    def _project_dir(self, directory: Path, folder: Path, marker: str) -> Path:
         while within(directory, folder):
             if self.exists(directory / marker):
                 return directory
@@ -742,6 +751,7 @@ class _Builder:
         for entry, call in options_calls:
             model.options.append(OptionsEntry(entry.path, call, entry.folder, self.claude_registry(entry, call, user_dir)))
         self.index_listings()
+        self.project_dirs.clear()  # answers for this build: an edit later asks the file system again
 
     def base_roots(self, skill_paths: list[tuple[Path, Path]]) -> None:
         """1. roots from configuration; 2. roots by convention, from where SKILL.md files are."""
