@@ -132,9 +132,10 @@ FORK_FROM = 256
 SHARE_FROM = 16
 # Shared subdirectories are dealt in turns: each helper takes SHARE_TURN of them a turn, and the
 # process that forked as many, or MEANWHILE_SHARE when it has other work to do meanwhile (check
-# imports its analysers then: ~40 ms, a quarter of a 10,000-skill walk's work).
+# imports its analysers then: ~40 ms, a quarter of a 10,000-skill walk's work; with one helper it
+# then walks a third, and both finish together).
 SHARE_TURN = 8
-MEANWHILE_SHARE = 3
+MEANWHILE_SHARE = 4
 
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
