@@ -130,12 +130,12 @@ def inside_workspace(path: Path, folders: list[Path]) -> bool:
 # with at least SHARE_FROM of them; the directories above those are listed by each process.
 FORK_FROM = 256
 SHARE_FROM = 16
-# Shared subdirectories are dealt in turns: each helper takes SHARE_TURN of them a turn, and the
-# process that forked as many, or MEANWHILE_SHARE when it has other work to do meanwhile (check
-# imports its analysers then: ~40 ms, a quarter of a 10,000-skill walk's work; with one helper it
-# then walks a third, and both finish together).
-SHARE_TURN = 8
-MEANWHILE_SHARE = 4
+# Shared subdirectories are dealt in turn, one to each process. When the forking process has other
+# work to do meanwhile (check imports its analysers: ~40 ms), the helpers first take this many
+# shared subdirectories among themselves, from the directory it forked at on: about what a helper
+# walks in that time (a skill directory costs ~10 µs), so that all finish together whatever the
+# tree's size.
+HEAD_START = 4000
 
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
@@ -198,8 +198,8 @@ class _Walker:
         self.found = _Found()
         self.part = 0  # this process's number in a shared walk (0: the one that forked)
         self.parts = 1
-        # whose each shared subdirectory is, by its index modulo the turn's length
-        self.turn: list[int] = [0]
+        # what is left of the helpers' head start (see HEAD_START)
+        self.head = 0
         self.children: list[forks.Child] = []
         self.sink = -1  # a helper's write end of its results pipe
         self.complete = True
@@ -288,16 +288,23 @@ class _Walker:
                 if self.parts > 1:
                     # every process lists this directory: each takes its share of what is below
                     subdirectories.sort()
-                    turn, part, length = self.turn, self.part, len(self.turn)
+                    count = len(subdirectories)
                     subdirectories = [(path, real_path, True) for index, (path, real_path, _) in enumerate(subdirectories)
-                                      if turn[index % length] == part]
+                                      if self._owner(index) == self.part]
+                    self.head = max(0, self.head - count)  # what is left of it goes on to the next one
             stack += subdirectories
+
+    def _owner(self, index: int) -> int:
+        """The process whose is the shared subdirectory at index (of its directory, sorted); every
+        process deals the same shared directories in the same order, so all agree."""
+        if index < self.head:
+            return 1 + index % (self.parts - 1)
+        return (index - self.head) % self.parts
 
     def fork(self) -> None:
         """Fork the helpers here, each to go on with the walk from this very point."""
         parts = self.helpers + 1
-        mine = MEANWHILE_SHARE if self.meanwhile is not None else SHARE_TURN
-        self.turn = [0] * mine + [part for part in range(1, parts) for _ in range(SHARE_TURN)]
+        self.head = HEAD_START if self.meanwhile is not None else 0
         for part in range(1, parts):
             forked = forks.fork()
             if forked is None:
