@@ -249,12 +249,19 @@ class Batch:
                 self._take_in(message)
 
     def _take_in(self, message: object) -> None:
+        """A child's message: {chunk number: its packed analyses}; anything else in it is left for
+        this process to analyse."""
         if not isinstance(message, dict):
             return
         for index, chunk in message.items():
-            if isinstance(index, int) and 0 <= index < self.count and index not in self.parts and isinstance(chunk, list):
+            if (not isinstance(index, int) or not 0 <= index < self.count or index in self.parts
+                    or not isinstance(chunk, list) or len(chunk) != len(self._chunk(index))):
+                continue
+            try:
                 self.parts[index] = [_unpack(item) for item in chunk]
-                self.fresh.append(index)
+            except (TypeError, ValueError):
+                continue
+            self.fresh.append(index)
 
     def _analysed(self, index: int) -> None:
         self.parts[index] = [analyse_skill(*job) for job in self._chunk(index)]

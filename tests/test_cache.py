@@ -154,7 +154,8 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     assert {"SK103", "SK108", "SK111", "SK202", "AD101"} <= set(codes(alone))
 
 
-@pytest.mark.parametrize("death", ["after its first message", "half-way through a message", "before any message"])
+@pytest.mark.parametrize("death", ["after its first message", "half-way through a message", "before any message",
+                                   "no death, a malformed message first"])
 def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Project, cache: Path,
                                                                      monkeypatch: pytest.MonkeyPatch, death: str) -> None:
     """A child streams its analyses every few chunks; whatever it took and never sent whole is done here."""
@@ -180,13 +181,16 @@ def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Pr
     def dying_send(sink: int, data: object) -> None:  # runs in the child
         if death == "before any message":
             os._exit(1)
-        if death == "half-way through a message":
+        if death == "no death, a malformed message first" and not sent:
+            # wrong chunk numbers, a chunk of the wrong length, items that are not analyses
+            real_send(sink, {10**6: [], -1: [], "x": [], 0: [1, 2, 3], 1: ["a", (1, 2)], 2: "not a list"})
+        elif death == "half-way through a message":
             payload = b"\xff\x00\x00\x00" + b"x" * 10  # says 255 bytes follow, sends 10
             os.write(sink, payload)
             os._exit(1)
         real_send(sink, data)
         sent.append(1)
-        if len(sent) == 1:
+        if len(sent) == 1 and death == "after its first message":
             os._exit(1)
 
     monkeypatch.setattr(forks, "send_part", dying_send)
@@ -199,7 +203,12 @@ def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Pr
 
     monkeypatch.setattr(cache_module.Batch, "_take_in", counting_take_in)
     assert project.check("--no-cache") == alone
-    assert (len(streamed) == 1) == (death == "after its first message")
+    if death == "after its first message":
+        assert len(streamed) == 1
+    elif death == "no death, a malformed message first":
+        assert len(streamed) >= 2  # the malformed one, then the child's own
+    else:
+        assert not streamed
 
 
 def phases(project: Project, *args: str) -> str:
