@@ -200,7 +200,7 @@ class _Walker:
         self.parts = 1
         # what is left of the helpers' head start (see HEAD_START)
         self.head = 0
-        self.children: list[forks.Child] = []
+        self.children: list[forks.Stream] = []
         self.sink = -1  # a helper's write end of its results pipe
         self.complete = True
 
@@ -212,7 +212,8 @@ class _Walker:
                 forks.fail()  # a helper never returns into its parent's code; the parent walks again
             raise
         if self.part > 0:
-            forks.send(self.sink, self.found)
+            forks.send_part(self.sink, self.found)
+            forks.finish(self.sink)
 
     def _run(self) -> None:
         folder, exclude, found = self.folder, self.exclude, self.found
@@ -309,8 +310,7 @@ class _Walker:
             forked = forks.fork()
             if forked is None:
                 # the shares were counted for every helper: without one, this process walks alone
-                forks.stop(self.children)
-                self.children = []
+                self.stop()
                 self.helpers = 0
                 return
             pid, pipe = forked
@@ -320,7 +320,7 @@ class _Walker:
                 self.found = _Found()
                 self.meanwhile = None
                 return
-            self.children.append(forked)
+            self.children.append(forks.Stream(forked))
         self.parts = parts
         if self.meanwhile is not None:
             self.meanwhile()
@@ -329,13 +329,14 @@ class _Walker:
         """Merge what the helpers found; whether the walk was shared."""
         children, self.children = self.children, []
         for child in children:
-            sent = forks.receive(child)
-            if isinstance(sent, _Found):
-                self.found.merge(sent)
+            sent = [message for message in child.drain() if isinstance(message, _Found)]
+            if sent:
+                self.found.merge(sent[0])
             else:  # the process was killed: its share is missing
                 self.complete = False
         return self.parts > 1
 
     def stop(self) -> None:
-        forks.stop(self.children)
+        for child in self.children:
+            child.stop()
         self.children = []

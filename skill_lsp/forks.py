@@ -1,10 +1,10 @@
-"""Forked children of `check` (Linux): each sends its results back through a pipe of its own.
+"""Forked children of `check` (Linux): each streams its results back through a pipe of its own.
 
 A fork shares the parent's modules and data as they are, so a child starts in a millisecond and
-needs nothing sent to it. A child runs only skill-lsp's code, writes nothing but its pipe, and
-ends with os._exit: never the parent's exit handlers, buffers or cleanup. What it sends is read
-back with the cache's class-restricted Unpickler; a child that dies sends nothing, and the
-parent does its part itself.
+needs nothing sent to it. A child runs only skill-lsp's code, writes nothing but its pipe (a few
+messages, or one: send_part, then finish), and ends with os._exit: never the parent's exit
+handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
+class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
 """
 
 from __future__ import annotations
@@ -55,33 +55,9 @@ def fork() -> tuple[int, int] | None:
     return pid, results
 
 
-def send(sink: int, data: object) -> NoReturn:
-    """A child's end: data pickled into its pipe, then the process exits."""
-    status = 1
-    try:
-        with os.fdopen(sink, "wb") as out:
-            pickle.dump(data, out, protocol=pickle.HIGHEST_PROTOCOL)
-        status = 0
-    finally:
-        os._exit(status)
-
-
 def fail() -> NoReturn:
-    """A child's end when its work failed: nothing sent (the parent does the part itself)."""
+    """A child's end when its work failed: nothing more sent (the parent does the rest itself)."""
     os._exit(1)
-
-
-def receive(child: Child) -> object | None:
-    """What the child sent, once it has exited; None when it died before sending all of it."""
-    pid, pipe = child
-    try:
-        with os.fdopen(pipe, "rb") as handle:
-            data = handle.read()
-        os.waitpid(pid, 0)
-        loaded: object = SafeUnpickler(io.BytesIO(data)).load()
-        return loaded
-    except Exception:  # killed half-way, or out of memory
-        return None
 
 
 # A streamed message: its length in four bytes, then its pickle; a length of 0 ends the stream.
@@ -198,14 +174,3 @@ class Stream:
             except OSError:
                 pass
             self._close()
-
-
-def stop(children: list[Child]) -> None:
-    """Kill and reap children whose results are no longer wanted (an error or an interrupt)."""
-    for pid, pipe in children:
-        try:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        except OSError:
-            pass
-        os.close(pipe)

@@ -412,7 +412,7 @@ def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_ag
     def dying_send(sink: int, data: object) -> None:
         os._exit(1)  # killed before it could send its share
 
-    monkeypatch.setattr(discovery.forks, "send", dying_send)
+    monkeypatch.setattr(discovery.forks, "send_part", dying_send)
     assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
 
 
