@@ -40,6 +40,12 @@ def _stay(*_: object) -> None:
     """SafeLoader walks its path resolvers down and up each node; it has none."""
 
 
+def _compose_pure(source: str) -> yaml.Node | None:
+    """PyYAML's pure-Python composer: where libyaml is missing (and in tests of that case)."""
+    return yaml.compose(source, Loader=yaml.SafeLoader)
+
+
+_compose = _compose_pure
 try:  # libyaml when it is there: the same nodes and marks, several times faster
 
     class _Composer(yaml.cyaml.CParser):  # type: ignore[misc,name-defined]
@@ -60,16 +66,7 @@ try:  # libyaml when it is there: the same nodes and marks, several times faster
         return _Composer(source).get_single_node()  # type: ignore[no-any-return]
 
 except AttributeError:  # pragma: no cover - depends on the PyYAML build
-    _compose = None  # type: ignore[assignment]
-
-
-def _compose_pure(source: str) -> yaml.Node | None:
-    """PyYAML's pure-Python composer: where libyaml is missing (and in tests of that case)."""
-    return yaml.compose(source, Loader=yaml.SafeLoader)
-
-
-if _compose is None:  # pragma: no cover - depends on the PyYAML build
-    _compose = _compose_pure
+    pass
 
 # Bounds against hostile YAML: node count when composing/constructing and the
 # frontmatter size handed to the parser.
