@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
 from .discovery import Listing, is_skill_filename, split_skill_text, split_text, walk, within
-from .model import Finding, Position, Profile, Span
+from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
 from .skillfile import SkillFile, parse_skill
@@ -73,13 +73,13 @@ class SkillFacts:
     @property
     def name_span(self) -> Span | None:
         if self._name_span is None and self.name_span_raw is not None:
-            self._name_span = span_of(self.name_span_raw)
+            self._name_span = Span.of(*self.name_span_raw)
         return self._name_span
 
     @property
     def first_line(self) -> Span:
         if self._first_line is None:
-            self._first_line = span_of(self.first_line_raw)
+            self._first_line = Span.of(*self.first_line_raw)
         return self._first_line
 
     def _key(self) -> tuple[object, ...]:
@@ -97,10 +97,6 @@ class SkillFacts:
 
 def raw_span(span: Span) -> RawSpan:
     return span.start.line, span.start.column, span.end.line, span.end.column
-
-
-def span_of(raw: RawSpan) -> Span:
-    return Span(Position(raw[0], raw[1]), Position(raw[2], raw[3]))
 
 
 class SkillEntry:
