@@ -53,7 +53,12 @@ async def wait_for_index(client: LanguageClient) -> None:
     for _ in range(200):
         if any("indexed" in message.message for message in client.log_messages):
             return
-        await asyncio.wait_for(client.wait_for_notification("window/logMessage"), 30)
+        try:
+            # short waits: a message that lands between the test above and the wait is not seen by
+            # the wait, only by the next test
+            await asyncio.wait_for(client.wait_for_notification("window/logMessage"), 1)
+        except asyncio.TimeoutError:
+            continue
     raise AssertionError("the server never finished indexing")
 
 
@@ -78,15 +83,23 @@ def change_document(client: LanguageClient, path: Path, text: str, version: int)
 async def diagnostics_for(client: LanguageClient, path: Path, predicate=lambda items: True, attempts: int = 50):
     """The last published diagnostics of path, once predicate holds (waits for publications)."""
     key = uri(path)
-    for _ in range(attempts):
+
+    def matching() -> list[types.Diagnostic] | None:
         published = client.diagnostics.get(key)
         items = list(published) if published is not None else None
-        if items is not None and predicate(items):
+        return items if items is not None and predicate(items) else None
+
+    for _ in range(attempts):
+        if (items := matching()) is not None:
             return items
         try:
-            await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 10)
+            # short waits: a publication that lands between the test above and the wait is not
+            # seen by the wait, only by the next test
+            await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 1)
         except asyncio.TimeoutError:
-            break
+            continue
+    if (items := matching()) is not None:
+        return items
     raise AssertionError(f"no matching diagnostics for {path.name}: {client.diagnostics.get(key)}")
 
 
