@@ -321,6 +321,17 @@ class _EarlyJobs:
         self.jobs = {str(job[0].path): job for job in jobs}
         self.pairs: dict[tuple[int, int], bool] = {}
 
+    def split(self, finals: list[Job]) -> tuple[dict[str, SkillJob], list[Job]]:
+        """The final jobs whose early analysis holds (by their path's text), and the rest."""
+        held: dict[str, SkillJob] = {}
+        rest: list[Job] = []
+        for final in finals:
+            if self.holds(final):
+                held[str(final[0].path)] = final[0]
+            else:
+                rest.append(final)
+        return held, rest
+
     def holds(self, final: Job) -> bool:
         early = self.jobs.get(str(final[0].path))
         if early is None:
@@ -489,20 +500,18 @@ class CachedWorkspace(Workspace):
         """The misses' analyses, by their path's text (a string keeps its hash; a Path computes it on
         first use): those started early for the same job, the rest now. take(job, analysis) is
         called with the final job for each as soon as it is here."""
-        early = _EarlyJobs(self.early.jobs if self.early is not None else [])
-        rest = [job for job in misses if not early.holds(job)]
+        held, rest = _EarlyJobs(self.early.jobs if self.early is not None else []).split(misses)
         # the rest start now, beside what is left of the early ones
         batch = self._batch(rest) if rest else None
-        final = {str(job.path): job for job, _, _ in misses}
-        stale = {str(job[0].path) for job in rest}
         analysed: dict[str, Analysis] = {}
 
         def early_chunk(jobs: list[Job], results: list[Analysis]) -> None:
             for (job, _, _), result in zip(jobs, results, strict=True):
                 text = str(job.path)
-                if text in final and text not in stale:  # it holds for the final job
+                final = held.get(text)
+                if final is not None:  # it holds for the final job
                     analysed[text] = result
-                    take(final[text], result)
+                    take(final, result)
 
         def rest_chunk(jobs: list[Job], results: list[Analysis]) -> None:
             for (job, _, _), result in zip(jobs, results, strict=True):

@@ -64,11 +64,8 @@ class SkillFacts:
     @classmethod
     def of(cls, file: SkillFile) -> SkillFacts:
         entry = file.fields.get("name")
-        name_span = entry.value_span if entry is not None else None
-        facts = cls(file.get_str("name"), raw_span(name_span) if name_span is not None else None,
-                    (0, 0, 0, len(file.lines[0])), file.ignores, file.get_str("description"))  # file.line_span(0)
-        facts._name_span = name_span
-        return facts
+        return cls(file.get_str("name"), entry.value_raw() if entry is not None else None,
+                   (0, 0, 0, len(file.lines[0])), file.ignores, file.get_str("description"))  # file.line_span(0)
 
     @property
     def name_span(self) -> Span | None:
@@ -95,10 +92,6 @@ class SkillFacts:
                 f"ignores={self.ignores!r}, description={self.description!r})")
 
 
-def raw_span(span: Span) -> RawSpan:
-    return span.start.line, span.start.column, span.end.line, span.end.column
-
-
 class SkillEntry:
     """A SKILL.md in the model. Its parse (`file`) is loaded on first use when the entry was
     made from facts alone; an entry is itself (registries and listings compare by identity)."""
@@ -109,7 +102,7 @@ class SkillEntry:
 
     def __init__(self, path: Path, file: SkillFile | None, root: Root | None, profile: Profile, *,
                  misnamed: bool = False, external: bool = False, facts: SkillFacts | None = None,
-                 load: Callable[[], SkillFile] | None = None) -> None:
+                 load: Callable[[Path], SkillFile] | None = None) -> None:
         self.path = path
         self.root = root
         self.profile = profile
@@ -118,8 +111,7 @@ class SkillEntry:
         self.external = external  # outside the workspace (user skills directory)
         self._directory: Path | None = None
         # from the path's text: a Path for the directory costs more than the rest of an entry
-        self.directory_text = directory = split_text(str(path))[0]
-        self.dir_name = split_text(directory)[1]
+        _, self.directory_text, self.dir_name, _ = split_skill_text(str(path))
         # the findings of the file's own rules, when they came with the facts (check's cache)
         self.local_findings: list[Finding] | None = None
         self._file = file
@@ -139,7 +131,7 @@ class SkillEntry:
     def file(self) -> SkillFile:
         if self._file is None:
             assert self._load is not None
-            self._file = self._load()
+            self._file = self._load(self.path)
         return self._file
 
     @file.setter
@@ -446,6 +438,7 @@ class Workspace:
         self.walk_helpers = 0
         # what built the model, kept for incremental updates
         self.builder: _Builder | None = None
+        self._reparse = self.reparse  # one bound method for every entry made from an analysis
 
     # -- file access ---------------------------------------------------------
 
@@ -575,16 +568,17 @@ class Workspace:
         """A skill entry made from its analysis (facts and the findings of its own rules, as check's
         cache and the server keep them): its parse is read again only when a feature needs it."""
 
-        def load() -> SkillFile:
-            try:
-                return parse_skill(self.text_of(job.path))
-            except (OSError, FileTooLarge):
-                return parse_skill("")
-
         skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
-                           facts=facts, load=load)
+                           facts=facts, load=self._reparse)
         skill.local_findings = list(findings)
         return skill
+
+    def reparse(self, path: Path) -> SkillFile:
+        """A skill's parse, read again (an entry made from its analysis holds none)."""
+        try:
+            return parse_skill(self.text_of(path))
+        except (OSError, FileTooLarge):
+            return parse_skill("")
 
     def user_skills_dir(self) -> Path | None:
         """Editor/CLI setting, then `user-skills-dir` of a folder's pyproject.toml, then the environment."""
@@ -797,7 +791,7 @@ class _Builder:
             text = str(path)
             if text in jobs:
                 continue
-            root_text, _, name = split_skill_text(text)
+            root_text, _, _, name = split_skill_text(text)
             if name != "SKILL.md":
                 if known_paths is None:
                     known_paths = {path for path, _ in skill_paths}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +14,8 @@ from .model import Position, Span
 from .textutil import covered_by, split_lines
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
 _SAFE_RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
 # SafeLoader's implicit resolvers (null, bool, int, float, timestamp, merge, value) by the first
 # character of the plain scalars they may match ('' for the empty scalar), wildcard ones added.
@@ -129,6 +130,15 @@ class Field:
             self._value_span = _node_span(self.node, self._offset, self._starts)
         return self._value_span
 
+    def value_raw(self) -> tuple[int, int, int, int]:
+        """value_span as four numbers (start line and column, end line and column), without the
+        Span: a skill's facts keep the name's span so, and most are never made a Span."""
+        if self._value_span is None and self._starts is None:
+            start, end = self.node.start_mark, self.node.end_mark
+            return start.line + self._offset, start.column, end.line + self._offset, end.column
+        span = self.value_span
+        return span.start.line, span.start.column, span.end.line, span.end.column
+
     def __repr__(self) -> str:
         return f"Field({self.key!r}, {self.value!r}, {self.key_span}, {self.value_span})"
 
@@ -188,10 +198,6 @@ class SkillFile:
     def body(self) -> str:
         return "\n".join(self.lines[self.body_start :])
 
-    def has_body(self) -> bool:
-        """Whether the body holds anything but whitespace."""
-        return any(line.strip() for line in itertools.islice(self.lines, self.body_start, None))
-
     def body_line_count(self) -> int:
         end = len(self.lines)
         while end > self.body_start and not self.lines[end - 1].strip():
@@ -236,6 +242,8 @@ def parse_skill(text: str) -> SkillFile:
 
 
 def _collect_ignores(skill: SkillFile, start: int, stop: int) -> None:
+    if "skill-lsp" not in skill.text:
+        return  # no suppression comment anywhere (most files): no line to look at
     for number in range(start, stop):
         line = skill.lines[number]
         if "skill-lsp" not in line:
@@ -290,7 +298,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
             f"the frontmatter is over {MAX_FRONTMATTER_CHARS // 1024} KB; not parsed", skill.line_span(0)
         )
         return
-    starts = _line_starts(source) if any(brk in source for brk in _YAML_ONLY_BREAKS) else None
+    starts = _line_starts(source) if not source.isascii() and any(brk in source for brk in _YAML_ONLY_BREAKS) else None
     try:
         root = _compose(source)
     except yaml.MarkedYAMLError as error:
@@ -322,10 +330,9 @@ def _parse_frontmatter(skill: SkillFile) -> None:
         key = str(key_node.value)
         value: object = None
         problem: str | None = None
-        if type(value_node) is yaml.ScalarNode and value_node.tag == _STR_TAG and budget[0] > 0:
-            # what SafeConstructor makes of a string scalar, without a constructor per file
-            value = value_node.value
-            budget[0] -= 1
+        plain = _plain_value(value_node, budget)
+        if plain is not _NOT_PLAIN:
+            value = plain
         elif _node_count(value_node, budget) is None:
             problem = "the value nests or repeats too deeply (YAML aliases); a loader would refuse it"
         else:
@@ -341,6 +348,40 @@ def _parse_frontmatter(skill: SkillFile) -> None:
         if key in skill.fields:
             skill.duplicate_keys.append(entry)
         skill.fields[key] = entry
+
+
+_NOT_PLAIN = object()
+
+
+def _plain_value(node: yaml.Node, budget: list[int]) -> object:
+    """What SafeConstructor makes of a string scalar, or of a mapping or a list holding only string
+    scalars (most frontmatter values: a metadata mapping, a list of tools), without a constructor
+    per file; _NOT_PLAIN for anything else (a merge key is tagged as one, not as a string)."""
+    kind = type(node)
+    if kind is yaml.ScalarNode:
+        if node.tag == _STR_TAG and budget[0] > 0:
+            budget[0] -= 1
+            return node.value
+        return _NOT_PLAIN
+    items = node.value
+    if kind is yaml.MappingNode and node.tag == _MAP_TAG and budget[0] > 2 * len(items):
+        mapping = {}
+        for key, item in items:
+            if not (type(key) is yaml.ScalarNode and type(item) is yaml.ScalarNode
+                    and key.tag == _STR_TAG and item.tag == _STR_TAG):
+                return _NOT_PLAIN
+            mapping[key.value] = item.value
+        budget[0] -= 1 + 2 * len(items)
+        return mapping
+    if kind is yaml.SequenceNode and node.tag == _SEQ_TAG and budget[0] > len(items):
+        values = []
+        for item in items:
+            if not (type(item) is yaml.ScalarNode and item.tag == _STR_TAG):
+                return _NOT_PLAIN
+            values.append(item.value)
+        budget[0] -= 1 + len(items)
+        return values
+    return _NOT_PLAIN
 
 
 def _node_count(node: yaml.Node, budget: list[int]) -> int | None:

@@ -473,7 +473,8 @@ def test_split_skill_text_is_split_text_twice(text):
     from skill_lsp.discovery import split_skill_text, split_text
 
     directory, name = split_text(text)
-    assert split_skill_text(text) == (split_text(directory)[0], directory, name)
+    above, directory_name = split_text(directory)
+    assert split_skill_text(text) == (above, directory, directory_name, name)
 
 
 def test_a_virtualenv_adds_nothing_whatever_the_order_its_files_are_listed_in(tmp_path):

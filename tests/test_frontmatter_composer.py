@@ -38,12 +38,14 @@ def _render(value: str, style: str) -> str:
 
 documents = st.lists(
     st.tuples(st.sampled_from(["name", "description", "license", "metadata", "allowed-tools", "x"]), scalar,
-              st.sampled_from(["plain", "single", "double", "tagged", "list", "map"])),
+              st.sampled_from(["plain", "single", "double", "tagged", "list", "map", "flat list", "flat map"])),
     max_size=6,
 ).map(lambda items: "".join(
     f"{key}: {_render(value, style)}\n" if style in ("plain", "single", "double", "tagged")
     else f"{key}:\n  - {value}\n  - [{value}, {value}]\n" if style == "list"
-    else f"{key}:\n  inner: {value}\n  {value or 'k'}: {{a: {value}}}\n"
+    else f"{key}:\n  inner: {value}\n  {value or 'k'}: {{a: {value}}}\n" if style == "map"
+    else f"{key}: [{value}, '{value}']\n" if style == "flat list"
+    else f"{key}:\n  inner: {value}\n  {value or 'k'}: '{value}'\n"
     for key, value, style in items
 ))
 
@@ -96,6 +98,25 @@ def test_a_plain_scalar_is_typed_as_the_safe_loader_types_it(value: str) -> None
         return
     value_read = parsed.fields["name"].value
     assert (type(value_read), repr(value_read)) == (type(expected["name"]), repr(expected["name"]))  # NaN != NaN
+
+
+@settings(max_examples=400, deadline=None)
+@given(documents)
+@example("metadata:\n  a: x\n  a: y\n  b: '1'\n")  # a repeated key: the last value, as a loader keeps
+@example("metadata: {a: x, <<: {b: y}}\n")  # a merge key: not a plain mapping
+@example("allowed-tools: [Read, 'Bash(git:*)', !!str 3]\n")
+@example("allowed-tools: [Read, 3]\n")
+@example("metadata: !!map {a: b}\nx: !!seq [a]\n")
+def test_frontmatter_values_are_what_the_safe_loader_loads(source: str) -> None:
+    try:
+        expected = yaml.load(source, Loader=yaml.CSafeLoader)
+    except yaml.YAMLError:
+        return
+    if not isinstance(expected, dict):
+        return
+    parsed = parse_skill(f"---\n{source}---\n")
+    values = {key: field.value for key, field in parsed.fields.items()}
+    assert repr(values) == repr(expected)  # repr: NaN != NaN
 
 
 def test_frontmatter_values_keep_their_yaml_types() -> None:

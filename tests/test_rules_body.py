@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from .helpers import PROFILES, codes, one, skill_md, where
 
@@ -154,3 +158,21 @@ def test_sk204_urls_and_code_are_not_machine_paths(check_skill, body):
 def test_inline_ignore_in_the_body(check_skill):
     body = "Read [it](references/gone.md). <!-- skill-lsp: ignore[SK202] -->\n"
     assert check_skill(skill_md(body=body)) == []
+
+
+# -- resolving a reference against the skill's directory -----------------------------------------
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["/", "/srv/skills/pdf", "/a b/c"]),
+       st.text(alphabet=st.sampled_from(["a", "B", ".", "/", "-", " ", "\\", "é"]), max_size=14))
+@example("/srv/skills/pdf", "references/guide.md")
+@example("/srv/skills/pdf", "../other/x.md")
+@example("/", "a/b")
+@example("/srv/skills/pdf", "a/./b")
+@example("/srv/skills/pdf", "a//b")
+@example("/srv/skills/pdf", "a/b/")
+def test_a_reference_resolves_as_normpath_of_join(directory, target):
+    from skill_lsp.rules.skills import joined
+
+    assert joined(directory, target) == os.path.normpath(os.path.join(directory, target))

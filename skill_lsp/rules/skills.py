@@ -124,7 +124,6 @@ def _check_fields(skill: SkillEntry, reporter: Reporter) -> None:
     path = skill.path
     profile = skill.profile
     known = FIELDS[profile]
-    open_span = file.line_span(0)
 
     for duplicate in file.duplicate_keys:
         reporter.report(
@@ -141,7 +140,7 @@ def _check_fields(skill: SkillEntry, reporter: Reporter) -> None:
     expected = skill.dir_name
     if name_field is None:
         reporter.report(
-            "SK105", path, open_span,
+            "SK105", path, file.line_span(0),
             f"the frontmatter has no 'name'; add name: {expected} (it must equal the directory name)",
             profile=profile,
             fixes=[Fix(f"Add name: {expected}", edits=(TextEdit(path, Span.of(1, 0, 1, 0), f"name: {expected}\n"),), preferred=True)],
@@ -155,7 +154,7 @@ def _check_fields(skill: SkillEntry, reporter: Reporter) -> None:
         message = "the frontmatter has no 'description'; it is what the model decides from whether the skill applies"
         line = (name_field.value_span.end.line + 1) if name_field is not None else 1
         reporter.report(
-            "SK106", path, open_span, message, profile=profile,
+            "SK106", path, file.line_span(0), message, profile=profile,
             fixes=[Fix("Add description", edits=(TextEdit(path, Span.of(line, 0, line, 0), "description: \n"),))],
         )
     elif description.error is None:
@@ -341,6 +340,15 @@ def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | N
     return cache[directory]
 
 
+def joined(directory: str, target: str) -> str:
+    """os.path.normpath(os.path.join(directory, target)) for a normalised directory's text; a plain
+    relative target (no '.', '..' or empty part: most references) is appended as it is."""
+    if (os.sep == "/" and target and not target.startswith(("/", ".")) and "/." not in target and "//" not in target
+            and not target.endswith("/")):
+        return directory + "/" + target if directory != "/" else "/" + target
+    return os.path.normpath(os.path.join(directory, target))
+
+
 def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
     """Whether the normalised path target exists, by a listing of its directory (cached)."""
     directory, name = split_text(target)
@@ -363,14 +371,14 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     file = skill.file
     path = skill.path
     profile = skill.profile
-    if file.has_frontmatter and file.closed and not file.has_body():
+    count = file.body_line_count()  # 0: nothing but whitespace after the frontmatter
+    if file.has_frontmatter and file.closed and count == 0:
         span = file.line_span(file.close_line or 0)
         reporter.report(
             "SK201", path, span,
             "the skill has no instructions after the frontmatter; the body is what the agent reads when it loads the skill",
             profile=profile,
         )
-    count = file.body_line_count()
     if count > BODY_LINE_LIMIT:
         reporter.report(
             "SK203", path, file.line_span(file.body_start),
@@ -392,7 +400,7 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             continue
         known = missing.get(target)
         if known is None:
-            resolved_text = os.path.normpath(os.path.join(directory, target))
+            resolved_text = joined(directory, target)
             if _exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None):
                 known = missing[target] = None, []
             else:
