@@ -497,7 +497,16 @@ def _scan_body(skill: SkillFile) -> None:
     wants_references = "/" in text or "](" in text or "]:" in text or "\\" in text
     if not (wants_ignores or wants_references):
         return
-    for number, line in _unfenced_lines(skill):
+    lines = skill.lines
+    in_fence: str | None = None
+    for number in range(skill.body_start, len(lines)):  # _unfenced_lines, inlined: this runs on every line
+        line = lines[number]
+        if "`" in line or "~" in line:
+            changed, in_fence = _fence_change(line, in_fence)
+            if changed:
+                continue
+        if in_fence is not None:
+            continue
         if wants_ignores and "skill-lsp" in line:
             match = _IGNORE.search(line)
             if match:
@@ -558,8 +567,9 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
             target, start = target[1:-1], start + 1
         taken.append((definition.start(), definition.end()))
         _add_reference(skill, number, target, start, is_link=True)
-    bare = "scripts/" in line or "reference" in line or "assets/" in line or "templates/" in line
-    machine = "file:///" in line or "/Users/" in line or "/home/" in line or ":\\Users\\" in line
+    rest = _outside(line, taken)
+    bare = "scripts/" in rest or "reference" in rest or "assets/" in rest or "templates/" in rest
+    machine = "file:///" in rest or "/Users/" in rest or "/home/" in rest or ":\\Users\\" in rest
     if not (bare or machine):
         return
     inside = covered_by(taken)
@@ -579,6 +589,22 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
             continue
         path = match.group(0).rstrip(".,;:")
         skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
+
+
+def _outside(line: str, taken: list[tuple[int, int]]) -> str:
+    """The line without the links taken from it, for the words a bare or a machine path starts with
+    ('scripts/', '/home/'...): such a word holds no whitespace, '[', '!' or ')', so it lies wholly
+    inside a link (which starts with '[' or '!' and ends with ')' or before whitespace) or wholly
+    outside, and a path found inside a link is not a bare one."""
+    if not taken:
+        return line
+    pieces: list[str] = []
+    last = 0
+    for start, end in sorted(taken):
+        pieces.append(line[last:start])
+        last = max(last, end)
+    pieces.append(line[last:])
+    return " ".join(pieces)
 
 
 def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool) -> None:

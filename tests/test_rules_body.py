@@ -176,3 +176,30 @@ def test_a_reference_resolves_as_normpath_of_join(directory, target):
     from skill_lsp.rules.skills import joined
 
     assert joined(directory, target) == os.path.normpath(os.path.join(directory, target))
+
+
+# -- bare and machine paths next to links --------------------------------------------------------
+
+_LINE_PARTS = st.lists(st.sampled_from([
+    "See ", "[the guide](references/guide.md)", "![x](scripts/a.sh)", "[a](</home/me/x y>)", "scripts/run.sh",
+    "./references/b.md", "assets/", "templates/t", "/home/me/", "/Users/x/y", "file:///etc/x", "C:\\Users\\me",
+    "[r]: references/c.md", "  [r]: /home/a", "reference", " ", "(", ")", "[", "]", "!", ".", "/", "x",
+]), max_size=10).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_LINE_PARTS)
+@example("[a](references/x.md)scripts/y.sh")
+@example("[r]: scripts/a /home/me/b")
+def test_paths_outside_links_are_found_as_when_every_line_is_searched(line):
+    from skill_lsp import skillfile
+
+    def found() -> tuple[object, object]:
+        skill = skillfile.parse_skill("---\nname: a\n---\n" + line + "\n")
+        return ([(r.target, r.span, r.is_link) for r in skill.references],
+                [(r.target, r.span, r.is_link) for r in skill.machine_paths])
+
+    quick = found()
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(skillfile, "_outside", lambda line, taken: line)  # search the whole line
+        assert found() == quick
