@@ -439,6 +439,8 @@ class Workspace:
         # what built the model, kept for incremental updates
         self.builder: _Builder | None = None
         self._reparse = self.reparse  # one bound method for every entry made from an analysis
+        # the skill paths of the build under way, cut once for the builders that place them
+        self._cut: tuple[list[tuple[Path, Path]], list[tuple[str, str, str]]] | None = None
 
     # -- file access ---------------------------------------------------------
 
@@ -510,13 +512,29 @@ class Workspace:
             elif path.suffix == ".py":
                 python_paths.append((path, folder))
 
-        self.prepare(model, skill_paths, directories)
-        self.load_pythons(model, python_paths)
-        with phase("build model"):
-            self.builder = _Builder(self, model, directories)
-            self.builder.run(skill_paths)
+        try:
+            self.prepare(model, skill_paths, directories)
+            self.load_pythons(model, python_paths)
+            with phase("build model"):
+                self.builder = _Builder(self, model, directories)
+                self.builder.run(skill_paths)
+        finally:
+            self._cut = None
         self.model = model
         return model
+
+    def cut_skill_paths(self, skill_paths: list[tuple[Path, Path]]) -> list[tuple[str, str, str]]:
+        """Each skill path's text, its root's text (the directory above its directory) and its name:
+        cut once in a build, however many builders place the skills (check's early jobs, the model)."""
+        if self._cut is not None and self._cut[0] is skill_paths and len(self._cut[1]) == len(skill_paths):
+            return self._cut[1]
+        cuts = []
+        for path, _ in skill_paths:
+            text = str(path)
+            root_text, _, _, name = split_skill_text(text)
+            cuts.append((text, root_text, name))
+        self._cut = skill_paths, cuts
+        return cuts
 
     def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
         """Called once the tree is walked and before any file is read (check starts work early here)."""
@@ -754,12 +772,11 @@ class _Builder:
             self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
 
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
-        seen_dirs: set[str] = set()
-        for path, _ in skill_paths:
-            root_text = split_skill_text(str(path))[0]
-            if root_text in seen_dirs:
-                continue
-            seen_dirs.add(root_text)
+        first_of_root: dict[str, Path] = {}
+        for (path, _), (_, root_text, _) in zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True):
+            if root_text not in first_of_root:
+                first_of_root[root_text] = path
+        for path in first_of_root.values():
             root_dir = path.parent.parent
             parent = root_dir.parent.name
             if root_dir.name == "skills":
@@ -787,11 +804,14 @@ class _Builder:
         # a file lies in a folder when its text starts with the folder's and a separator (see within())
         folder_prefixes = {folder: str(folder).rstrip(os.sep) + os.sep for folder in folders}
         all_prefixes = tuple(folder_prefixes.values())
-        for path, folder in skill_paths + outside:
+        placed = list(zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True))
+        for path, folder in outside:
             text = str(path)
+            root_text, _, _, name = split_skill_text(text)
+            placed.append(((path, folder), (text, root_text, name)))
+        for (path, folder), (text, root_text, name) in placed:
             if text in jobs:
                 continue
-            root_text, _, _, name = split_skill_text(text)
             if name != "SKILL.md":
                 if known_paths is None:
                     known_paths = {path for path, _ in skill_paths}
