@@ -255,7 +255,7 @@ class Batch:
             return
         for index, chunk in message.items():
             if (not isinstance(index, int) or not 0 <= index < self.count or index in self.parts
-                    or not isinstance(chunk, list) or len(chunk) != len(self._chunk(index))):
+                    or not isinstance(chunk, list) or len(chunk) != min(self.size, len(self.jobs) - index * self.size)):
                 continue
             try:
                 self.parts[index] = [_unpack(item) for item in chunk]

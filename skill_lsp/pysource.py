@@ -526,13 +526,13 @@ def _plain_literal_width(literal: str) -> tuple[str, int] | None:
     if "\\" in literal or "\r" in literal or len(literal) < 2:
         return None
     quote = literal[0]
-    if quote not in "\"'":
+    if quote != '"' and quote != "'":
         return None
-    for width in (3, 1):
-        mark = quote * width
-        if len(literal) >= 2 * width and literal.startswith(mark) and literal.endswith(mark):
-            inner = literal[width:-width]
-            return (inner, width) if width == 3 or (quote not in inner and "\n" not in inner) else None
+    if len(literal) >= 6 and literal.startswith(quote * 3) and literal.endswith(quote * 3):
+        return literal[3:-3], 3
+    if literal[-1] == quote:
+        inner = literal[1:-1]
+        return (inner, 1) if quote not in inner and "\n" not in inner else None
     return None
 
 

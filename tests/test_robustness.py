@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from .helpers import codes, one, skill_md, span_of, where
 
@@ -79,3 +81,20 @@ deck = Deck(agents=[booking], skills=Path("{marker}").parent / "skills")
 @pytest.mark.parametrize("text", ["---\nname: demo\ndescription: Do it.\n---\n" + "x" * 200_000 + "\n"])
 def test_very_long_line(check_skill, text):
     assert check_skill(text) == []
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(['"', "'", "a", "é", " ", "\n", "\\", "#"]), min_size=2, max_size=9))
+def test_a_plain_python_literal_is_read_as_python_reads_it(literal):
+    """The shortcut for quoted literals without prefix or escapes gives what ast.literal_eval gives,
+    and the width of the quotes around it."""
+    import ast
+
+    from skill_lsp.pysource import _plain_literal_width
+
+    plain = _plain_literal_width(literal)
+    if plain is None:
+        return
+    inner, width = plain
+    assert ast.literal_eval(literal) == inner
+    assert literal == literal[0] * width + inner + literal[0] * width
