@@ -22,10 +22,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import forks
 from .config import Config
+from .discovery import path_of
 from .index import Model, PythonEntry, RawSpan, Root, SkillEntry, SkillFacts, SkillJob, Workspace
 from .model import Finding
 from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, save, save_outcome
@@ -192,31 +193,87 @@ class Batch:
     child is still at work, not all at its end. Whatever a child took and never sent (it was
     killed) is analysed here."""
 
-    def __init__(self, jobs: list[Job], children: int) -> None:
+    def __init__(self, jobs: list[Job], children: int, growing: bool = False) -> None:
         self.jobs = jobs
         self.size = max(CHUNK, -(-len(jobs) // MAX_CHUNKS))
-        self.count = -(-len(jobs) // self.size)
+        self.ranges = _ranges(0, len(jobs), self.size)  # each chunk's jobs: (start, end)
         self.streams: list[forks.Stream] = []
         self.parts: dict[int, list[Analysis]] = {}
         self.fresh: list[int] = []  # chunks taken in and not yet handed to the caller
         self.done: list[Analysis] | None = None
         self.queue = -1
+        # while the batch may grow (see grow()): the queue's write end, and the write end of each
+        # child's pipe for the jobs a growth adds; a child holds the read end of its own (more)
+        self.feed = -1
+        self.growth: list[int] = []
+        self.more = -1
         if children <= 0:
             return
         queue, feed = os.pipe()
         try:
             os.write(feed, b"".join(_NUMBER.pack(index) for index in range(self.count)))
-        finally:
-            os.close(feed)  # an empty queue then reads as the end, not as a wait
+        except BaseException:
+            os.close(feed)
+            os.close(queue)
+            raise
         self.queue = queue
+        self.feed = feed
         for _ in range(children):
+            more = forks.wide_pipe() if growing else None
+            if growing and more is None:
+                break
             forked = forks.fork()
             if forked is None:
+                if more is not None:
+                    os.close(more[0])
+                    os.close(more[1])
                 break  # no more processes to be had: fewer hands, same work
             pid, pipe = forked
             if pid == 0:
+                # only the parent adds to the queue and sends jobs: the queue's end then reads as such
+                for end in [self.feed, *self.growth, *([more[1]] if more is not None else [])]:
+                    os.close(end)
+                self.feed, self.growth = -1, []
+                self.more = more[0] if more is not None else -1
                 self._child(pipe)
+            if more is not None:
+                os.close(more[0])
+                self.growth.append(more[1])
             self.streams.append(forks.Stream(forked))
+        if not (growing and self.streams):
+            self.seal()  # an empty queue then reads as the end, not as a wait
+
+    @property
+    def count(self) -> int:
+        return len(self.ranges)
+
+    def grow(self, jobs: list[Job]) -> bool:
+        """Add jobs to a batch made `growing`, for its children and this process to share out as they
+        share the first ones (check's jobs known only once the Python files are read): no second fork
+        of a grown process, whose every page it then writes would be copied. The jobs go to each child
+        through a pipe of its own before their chunks' numbers join the queue; False (and nothing
+        added) when the batch has no child left to grow or the jobs would not fit a pipe at once."""
+        message = _framed_jobs(jobs)
+        if self.feed < 0 or not self.growth or any(len(message) > forks.capacity(end) for end in self.growth):
+            return False
+        for end in self.growth:
+            try:
+                forks.write_all(end, message)
+            except OSError:
+                pass  # the child is gone: the parent does what it took
+        first = self.count
+        self.ranges += _ranges(len(self.jobs), len(self.jobs) + len(jobs), self.size)
+        self.jobs = self.jobs + jobs
+        forks.write_all(self.feed, b"".join(_NUMBER.pack(index) for index in range(first, self.count)))
+        self.seal()
+        return True
+
+    def seal(self) -> None:
+        """No more jobs: the queue's end reads as the end once its numbers are taken."""
+        for end in [self.feed, *self.growth]:
+            if end >= 0:
+                os.close(end)
+        self.feed, self.growth = -1, []
 
     def _take(self) -> int | None:
         try:
@@ -226,12 +283,24 @@ class Batch:
         return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
 
     def _chunk(self, index: int) -> list[Job]:
-        return self.jobs[index * self.size : (index + 1) * self.size]
+        start, end = self.ranges[index]
+        return self.jobs[start:end]
+
+    def _receive(self) -> bool:
+        """(In a child) the jobs grow() sent, added as the parent added them; False if none came whole."""
+        jobs = _read_jobs(self.more)
+        if jobs is None:
+            return False
+        self.ranges += _ranges(len(self.jobs), len(self.jobs) + len(jobs), self.size)
+        self.jobs = self.jobs + jobs
+        return True
 
     def _child(self, sink: int) -> NoReturn:
         try:
             done: dict[int, list[Packed]] = {}
             while (index := self._take()) is not None:
+                if index >= self.count and not (self._receive() and index < self.count):
+                    break  # what it took is then done by the parent
                 done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
                 if len(done) >= CHUNKS_PER_MESSAGE:
                     forks.send_part(sink, done)
@@ -255,7 +324,7 @@ class Batch:
             return
         for index, chunk in message.items():
             if (not isinstance(index, int) or not 0 <= index < self.count or index in self.parts
-                    or not isinstance(chunk, list) or len(chunk) != min(self.size, len(self.jobs) - index * self.size)):
+                    or not isinstance(chunk, list) or len(chunk) != self.ranges[index][1] - self.ranges[index][0]):
                 continue
             try:
                 self.parts[index] = [_unpack(item) for item in chunk]
@@ -274,6 +343,7 @@ class Batch:
         between() after each chunk this process analyses (to take in other batches' results)."""
         if self.done is not None:
             return self.done
+        self.seal()  # nothing more can come once this process joins in
 
         def hand_over() -> None:
             fresh, self.fresh = self.fresh, []
@@ -304,12 +374,53 @@ class Batch:
 
     def close(self) -> None:
         """Stop and reap the children (an error or an interrupt before results())."""
+        self.seal()
         for stream in self.streams:
             stream.stop()
         self.streams = []
         if self.queue >= 0:
             os.close(self.queue)
             self.queue = -1
+
+
+def _ranges(start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """Jobs start to end in chunks of size: (start, end) of each."""
+    return [(first, min(first + size, end)) for first in range(start, end, size)]
+
+
+def _framed_jobs(jobs: list[Job]) -> bytes:
+    """Jobs as grow() sends them to a child: the roots and configurations once each, a path by its
+    text (a pickled Path is parsed again when loaded), framed as forks.send_part frames a message."""
+    roots: dict[int, int] = {}
+    configs: dict[int, int] = {}
+    root_list: list[Root | None] = []
+    config_list: list[Config] = []
+    items = []
+    for job, config, deps in jobs:
+        root = roots.get(id(job.root))
+        if root is None:
+            root = roots[id(job.root)] = len(root_list)
+            root_list.append(job.root)
+        number = configs.get(id(config))
+        if number is None:
+            number = configs[id(config)] = len(config_list)
+            config_list.append(config)
+        items.append((str(job.path), root, job.profile, job.misnamed, job.external, number, deps))
+    return forks.framed((root_list, config_list, items))
+
+
+def _read_jobs(pipe: int) -> list[Job] | None:
+    """(In a child) the jobs _framed_jobs framed, from the parent; None if they did not come whole."""
+    try:
+        message: Any = forks.read_framed(pipe)
+        if message is None:
+            return None
+        roots: list[Root | None] = message[0]
+        configs: list[Config] = message[1]
+        return [(SkillJob(path_of(text), roots[root], profile, misnamed, external), configs[config], deps)
+                for text, root, profile, misnamed, external, config, deps in message[2]]
+    except Exception:  # a child without its jobs leaves them to the parent
+        return None
 
 
 class _EarlyJobs:
@@ -394,10 +505,10 @@ class CachedWorkspace(Workspace):
             jobs = [(job, model.config_for(job.path, self.settings), self.cache_file is not None)
                     for job in self.speculative_jobs(model, skill_paths, directories)]
             if len(jobs) >= PARALLEL_FROM:
-                self.early = self._batch(jobs)
+                self.early = self._batch(jobs, growing=True)
 
-    def _batch(self, jobs: list[Job]) -> Batch:
-        batch = Batch(jobs, self.children if len(jobs) >= PARALLEL_FROM else 0)
+    def _batch(self, jobs: list[Job], growing: bool = False) -> Batch:
+        batch = Batch(jobs, self.children if len(jobs) >= PARALLEL_FROM else 0, growing)
         self.batches.append(batch)
         return batch
 
@@ -501,13 +612,23 @@ class CachedWorkspace(Workspace):
         first use): those started early for the same job, the rest now. take(job, analysis) is
         called with the final job for each as soon as it is here."""
         held, rest = _EarlyJobs(self.early.jobs if self.early is not None else []).split(misses)
-        # the rest start now, beside what is left of the early ones
+        # the rest start now, beside what is left of the early ones: added to the early batch where
+        # it can grow, else in a batch of their own
+        grown: set[int] = set()
+        if rest and self.early is not None and self.early.grow(rest):
+            grown = {id(job) for job in rest}
+            rest = []
         batch = self._batch(rest) if rest else None
         analysed: dict[str, Analysis] = {}
 
         def early_chunk(jobs: list[Job], results: list[Analysis]) -> None:
-            for (job, _, _), result in zip(jobs, results, strict=True):
+            for item, result in zip(jobs, results, strict=True):
+                job = item[0]
                 text = str(job.path)
+                if id(item) in grown:  # a final job itself
+                    analysed[text] = result
+                    take(job, result)
+                    continue
                 final = held.get(text)
                 if final is not None:  # it holds for the final job
                     analysed[text] = result

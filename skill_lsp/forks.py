@@ -68,24 +68,81 @@ PIPE_SIZE = 1 << 20
 _READ = 1 << 16  # bytes a read asks for (os.read allocates what it asks for)
 
 
+def framed(data: object) -> bytes:
+    """One message as a stream carries it: its pickle's length, then the pickle."""
+    payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    return _LENGTH.pack(len(payload)) + payload
+
+
 def send_part(sink: int, data: object) -> None:
     """Stream one message to the parent (a child goes on working afterwards)."""
-    payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-    _write_all(sink, _LENGTH.pack(len(payload)) + payload)
+    write_all(sink, framed(data))
+
+
+def read_framed(pipe: int) -> object | None:
+    """(In a child) one framed message from its parent, waiting for it; None at the pipe's end. The
+    parent's own data, so a plain unpickler (the parent reads its children with SafeUnpickler)."""
+    header = _read_exactly(pipe, _LENGTH.size)
+    if header is None:
+        return None
+    (length,) = _LENGTH.unpack(header)
+    payload = _read_exactly(pipe, length)
+    return None if payload is None else pickle.loads(payload)
+
+
+def _read_exactly(pipe: int, size: int) -> bytes | None:
+    parts: list[bytes] = []
+    left = size
+    while left > 0:
+        data = os.read(pipe, min(left, _READ))
+        if not data:
+            return None
+        parts.append(data)
+        left -= len(data)
+    return b"".join(parts)
+
+
+def wide_pipe() -> tuple[int, int] | None:
+    """A pipe (read end, write end) widened to PIPE_SIZE where the system allows; None if none."""
+    try:
+        pipe = os.pipe()
+    except OSError:
+        return None
+    _widen(pipe[1])
+    return pipe
+
+
+def capacity(pipe: int) -> int:
+    """How many bytes a pipe holds (so many can be written to an empty one without waiting)."""
+    import fcntl  # here: the module exists only where children are forked (POSIX)
+
+    try:
+        return int(fcntl.fcntl(pipe, getattr(fcntl, "F_GETPIPE_SZ", 1032)))
+    except OSError:
+        return 4096  # POSIX's least: PIPE_BUF
+
+
+def _widen(pipe: int) -> None:
+    import fcntl
+
+    try:
+        fcntl.fcntl(pipe, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
+    except OSError:
+        pass  # over the user's pipe allowance: the writer waits for reads instead
 
 
 def finish(sink: int) -> NoReturn:
     """A streaming child's end: the end mark, then exit."""
     status = 1
     try:
-        _write_all(sink, _LENGTH.pack(0))
+        write_all(sink, _LENGTH.pack(0))
         os.close(sink)
         status = 0
     finally:
         os._exit(status)
 
 
-def _write_all(sink: int, data: bytes) -> None:
+def write_all(sink: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(sink, view) :]
@@ -98,12 +155,7 @@ class Stream:
         self.pid, self.pipe = child
         self.buffer = bytearray()
         self.closed = False
-        import fcntl  # here: the module exists only where children are forked (POSIX)
-
-        try:
-            fcntl.fcntl(self.pipe, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
-        except OSError:
-            pass  # over the user's pipe allowance: the child waits for reads instead
+        _widen(self.pipe)  # else the child waits for reads while the parent is busy
         os.set_blocking(self.pipe, False)
 
     def poll(self) -> list[object]:

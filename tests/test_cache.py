@@ -114,20 +114,29 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
     alone = project.check("--no-cache")
     forked: list[tuple[int, int]] = []  # (jobs, children) of each batch that forked
+    grown: list[int] = []  # the jobs added to a batch whose children were already at work
     real_init = cache_module.Batch.__init__
+    real_grow = cache_module.Batch.grow
 
-    def counting_init(self: cache_module.Batch, jobs: list[cache_module.Job], children: int) -> None:
-        real_init(self, jobs, children)
+    def counting_init(self: cache_module.Batch, jobs: list[cache_module.Job], children: int, growing: bool = False) -> None:
+        real_init(self, jobs, children, growing)
         if self.streams:
             forked.append((len(jobs), len(self.streams)))
 
+    def counting_grow(self: cache_module.Batch, jobs: list[cache_module.Job]) -> bool:
+        added = real_grow(self, jobs)
+        if added:
+            grown.append(len(jobs))
+        return added
+
     monkeypatch.setattr(cache_module.Batch, "__init__", counting_init)
+    monkeypatch.setattr(cache_module.Batch, "grow", counting_grow)
     assert project.check("--no-cache") == alone
     assert not forked  # the baseline really ran in one process
     monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
     monkeypatch.setattr(cache_module, "CHUNK", 2)  # many chunks, shared out as the processes go
     # and the walk shared with a forked helper from the first root with 8 skills on
-    from skill_lsp import discovery
+    from skill_lsp import discovery, forks
 
     monkeypatch.setattr(discovery, "FORK_FROM", 8)
     monkeypatch.setattr(discovery, "SHARE_FROM", 4)
@@ -142,15 +151,24 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     monkeypatch.setattr(discovery._Walker, "collect", counting_collect)
     assert project.check("--no-cache") == alone
     assert walks and walks[0] >= 2  # the walk was shared
-    # early: the skills of conventional roots; then those the Deck claimed (.claude/skills) or placed (skills)
+    # early: the skills of conventional roots; then, added to the same children's work, those the
+    # Deck claimed (.claude/skills) or placed (skills)
     skill_files = [path for path in files if path.endswith("/SKILL.md")]
     conventional = [path for path in skill_files if path.startswith((".agentdeck/", ".claude/", ".agents/"))]
     claimed = [path for path in skill_files if path.startswith((".claude/skills/", "skills/"))]
-    assert [jobs for jobs, _ in forked] == [len(conventional), len(claimed)]
+    assert [jobs for jobs, _ in forked] == [len(conventional)]
+    assert grown == [len(claimed)]
     assert all(children >= 1 for _, children in forked)
     forked.clear()
+    grown.clear()
     assert project.check() == alone  # filling the cache from the children's results
-    assert forked
+    assert forked and grown
+    # where the jobs added would not fit a child's pipe at once, they go to children of their own
+    forked.clear()
+    grown.clear()
+    monkeypatch.setattr(forks, "capacity", lambda pipe: 16)
+    assert project.check("--no-cache") == alone
+    assert [jobs for jobs, _ in forked] == [len(conventional), len(claimed)] and not grown
     assert {"SK103", "SK108", "SK111", "SK202", "AD101"} <= set(codes(alone))
 
 
@@ -209,6 +227,60 @@ def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Pr
         assert len(streamed) >= 2  # the malformed one, then the child's own
     else:
         assert not streamed
+
+
+@pytest.mark.parametrize("failure", ["the jobs come malformed", "the child dies on them", "the pipe closes first"])
+def test_jobs_added_to_children_at_work_are_done_here_when_a_child_cannot_take_them(
+        project: Project, cache: Path, monkeypatch: pytest.MonkeyPatch, failure: str) -> None:
+    """The skills a Deck claims are placed after the children started: they join the children's
+    work through a pipe; a child that cannot read them leaves them, and what it took, to the parent."""
+    import os
+
+    from skill_lsp import cache as cache_module
+
+    files = dict(FILES)
+    for number in range(30):
+        files[f"{('.agentdeck/skills', 'skills')[number % 2]}/s-{number:02d}/SKILL.md"] = skill_md(
+            f"s-{number:02d}" if number % 7 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
+    files["agents/deck.py"] = 'from agentdeck import Deck\n\ndeck = Deck(skills=["../skills"])\n'
+    project.write(files)
+    age(project.root)
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
+    alone = project.check("--no-cache")
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(cache_module, "CHUNK", 2)
+    real_read = cache_module._read_jobs
+    real_framed = cache_module._framed_jobs
+
+    def failing_read(pipe: int) -> list[cache_module.Job] | None:  # runs in the child
+        if failure == "the child dies on them":
+            os._exit(1)
+        jobs = real_read(pipe)
+        assert jobs is None if failure == "the jobs come malformed" else True
+        return jobs
+
+    def framed(jobs: list[cache_module.Job]) -> bytes:
+        message = real_framed(jobs)
+        if failure == "the jobs come malformed":
+            return message[:4] + b"\x00" * (len(message) - 4)  # the right length, not a pickle
+        return message
+
+    grown: list[bool] = []
+    real_grow = cache_module.Batch.grow
+
+    def counting_grow(self: cache_module.Batch, jobs: list[cache_module.Job]) -> bool:
+        if failure == "the pipe closes first":
+            for end in self.growth:
+                os.close(end)
+            self.growth = [os.open(os.devnull, os.O_WRONLY)]  # writes land nowhere: the child reads an end
+        grown.append(real_grow(self, jobs))
+        return grown[-1]
+
+    monkeypatch.setattr(cache_module, "_read_jobs", failing_read)
+    monkeypatch.setattr(cache_module, "_framed_jobs", framed)
+    monkeypatch.setattr(cache_module.Batch, "grow", counting_grow)
+    assert project.check("--no-cache") == alone
+    assert grown == [True]
 
 
 def phases(project: Project, *args: str) -> str:
