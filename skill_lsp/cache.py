@@ -586,6 +586,17 @@ class CachedWorkspace(Workspace):
                     made[str(job.path)] = self.analysed_entry(job, result[0], result[1])
 
             analysed = self._analyse(misses, take)
+            if not caching:  # nothing to store: each entry (or why there is none) in the jobs' order
+                for job in jobs:
+                    text = str(job.path)
+                    entry = made.get(text)
+                    if entry is not None:
+                        model.skills[job.path] = entry
+                        continue
+                    result = analysed[text]
+                    if isinstance(result, str):  # skipped, and the CLI says why
+                        model.unreadable[job.path] = result
+                return
             for job, stamp, context_index, record in placed:
                 facts: SkillFacts
                 if record is not None:

@@ -858,10 +858,16 @@ class _Builder:
         if shared is not None:
             registry.skills = shared
             return
-        for root in registry.roots:
-            for skill in self.by_root.get(root.path, []):
-                registry.add(skill)
-        self.tables[key] = registry.skills
+        table = registry.skills
+        # each root directory once: a skill then comes once (Registry.add's test for it is not needed)
+        for path in dict.fromkeys(key):
+            for skill in self.by_root.get(path, ()):
+                name = skill.key
+                bucket = table.get(name)
+                if bucket is None:
+                    bucket = table.bucket(name)
+                bucket.append(skill)
+        self.tables[key] = table
 
     def deck(self, entry: PythonEntry, call: Call) -> DeckEntry:
         folder = entry.folder

@@ -83,6 +83,17 @@ def test_an_empty_setting_turns_the_cache_off(project: Project, monkeypatch: pyt
     assert not (tmp_path / "home").exists() and not (tmp_path / "xdg").exists()
 
 
+def test_a_skill_too_large_to_read_is_reported_with_and_without_the_cache(project: Project, cache: Path) -> None:
+    from skill_lsp.textutil import MAX_FILE_BYTES
+
+    project.write(FILES)
+    project.write({".agentdeck/skills/huge/SKILL.md": skill_md("huge", "Do it.", body="x" * (MAX_FILE_BYTES + 1))})
+    age(project.root)
+    without = project.check("--no-cache")
+    assert "SK203" in codes(without)
+    assert project.check() == without == project.check()
+
+
 def test_profile_prints_the_phases(project: Project, cache: Path) -> None:
     project.write(FILES)
     result = project.run("check", "--profile", "-q")

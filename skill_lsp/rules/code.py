@@ -186,7 +186,7 @@ def sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
         return None
     if not name.strip():
         return "CL101", "Skill names must be non-empty strings"
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+    if not name.isascii() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
         return "CL101", (f"Invalid skill name {name!r}: contains a surrogate code point, which can never match a "
                          "skill the CLI discovered.")
     if name != name.strip():
@@ -238,7 +238,7 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             reporter.report("AD105", path, value.span, "skills= is not a literal and cannot be checked")
         return
     registry = options.registry
-    facts = _facts(model, registry, options.folder, {})
+    cache: dict[int, _RegistryFacts] = {}  # the registry's facts, worked out for the first unknown name
     listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
     for index, item in enumerate(value.items):
         if item.kind not in ("str",) and item.kind in ("name", "other"):
@@ -258,6 +258,7 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         if name is None or registry.lookup(name) is not None or not registry.complete:
             continue
         near = registry.skills.index().closest(name)
+        facts = _facts(model, registry, options.folder, cache)
         roots = facts.roots
         searched = f"searched {roots}" if roots else "no skill root exists"
         reporter.report(
