@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -137,12 +138,28 @@ def inside_workspace(path: Path, folders: list[Path]) -> bool:
 # with at least SHARE_FROM of them; the directories above those are listed by each process.
 FORK_FROM = 256
 SHARE_FROM = 16
-# Shared subdirectories are dealt in turn, one to each process. When the forking process has other
-# work to do meanwhile (check imports its analysers: ~40 ms), the helpers first take this many
-# shared subdirectories among themselves, from the directory it forked at on: about what a helper
-# walks in that time (a skill directory costs ~10 µs), so that all finish together whatever the
-# tree's size.
-HEAD_START = 4000
+# Shared subdirectories are claimed this many at a time: every process takes the next chunk number
+# from one pipe (four bytes a read; a read holds the pipe's lock, so no chunk is taken twice) when
+# it is done with its last chunk. A process busy with other work meanwhile (check imports its
+# analysers, ~40 ms) or slowed by the machine takes fewer, and none waits for another at the end.
+CLAIM = 16
+CLAIMS = 1 << 14  # chunk numbers put in the pipe: 64 KiB, what a pipe holds
+# A helper sends what it found whenever it has walked this many directories (a skill directory
+# each, mostly), and the end mark after its last part.
+SEND_EVERY = 2000
+_WHOLE = "whole"
+_NUMBER = struct.Struct("<I")
+
+
+class _Claims:
+    """A shared directory's chunks of subdirectories, numbered from base on in the order every
+    process lists the shared directories (the same in each: all list them alike)."""
+
+    __slots__ = ("base", "chunks")
+
+    def __init__(self, base: int, chunks: list[list[tuple[str, str, bool]]]) -> None:
+        self.base = base
+        self.chunks = chunks
 
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
@@ -205,8 +222,13 @@ class _Walker:
         self.found = _Found()
         self.part = 0  # this process's number in a shared walk (0: the one that forked)
         self.parts = 1
-        # what is left of the helpers' head start (see HEAD_START)
-        self.head = 0
+        # a shared walk's pipe of chunk numbers (see CLAIM), filled with `supply` of them before the
+        # fork: a chunk numbered past them (a tree too wide for the pipe) is dealt in turn instead
+        self.claims = -1
+        self.supply = 0
+        self.numbered = 0  # chunk numbers given to the shared directories listed so far
+        self.held: int | None = None  # a number taken that belongs to a directory still ahead
+        self.whole: set[int] = set()  # the helpers whose every part has come
         self.children: list[forks.Stream] = []
         self.sink = -1  # a helper's write end of its results pipe
         self.complete = True
@@ -220,6 +242,7 @@ class _Walker:
             raise
         if self.part > 0:
             forks.send_part(self.sink, self.found)
+            forks.send_part(self.sink, _WHOLE)
             forks.finish(self.sink)
 
     def _run(self) -> None:
@@ -230,9 +253,13 @@ class _Walker:
         seen: set[str] = set()
         # (path, its real path, whether its subtree is this process's alone): the real path
         # follows lexically until a symlink is crossed
-        stack = [(root, real_root, False)]
+        stack: list[tuple[str, str, bool] | _Claims] = [(root, real_root, False)]
         while stack:
-            directory, real, alone = stack.pop()
+            item = stack.pop()
+            if isinstance(item, _Claims):
+                stack += self._claim(item)
+                continue
+            directory, real, alone = item
             if real in seen:
                 continue  # a symlink loop, or a directory reached twice
             seen.add(real)
@@ -294,25 +321,53 @@ class _Walker:
                     self.fork()
                     found = self.found  # a child starts afresh
                 if self.parts > 1:
-                    # every process lists this directory: each takes its share of what is below
+                    # every process lists this directory: each claims chunks of what is below
                     subdirectories.sort()
-                    count = len(subdirectories)
-                    subdirectories = [(path, real_path, True) for index, (path, real_path, _) in enumerate(subdirectories)
-                                      if self._owner(index) == self.part]
-                    self.head = max(0, self.head - count)  # what is left of it goes on to the next one
+                    owned = [(path, real_path, True) for path, real_path, _ in subdirectories]
+                    claims = _Claims(self.numbered, [owned[start : start + CLAIM] for start in range(0, len(owned), CLAIM)])
+                    self.numbered += len(claims.chunks)
+                    stack.append(claims)
+                    continue
             stack += subdirectories
 
-    def _owner(self, index: int) -> int:
-        """The process whose is the shared subdirectory at index (of its directory, sorted); every
-        process deals the same shared directories in the same order, so all agree."""
-        if index < self.head:
-            return 1 + index % (self.parts - 1)
-        return (index - self.head) % self.parts
+    def _claim(self, claims: _Claims) -> list[tuple[str, str, bool] | _Claims]:
+        """What to walk next of a shared directory: the chunk claimed (with the claims behind it, to go
+        on once it is walked), or every chunk past the pipe's numbers dealt to this process in turn."""
+        if self.part > 0 and len(self.found.directories) >= SEND_EVERY:
+            # what it found so far goes to the parent now, which merges it between its own chunks:
+            # at the end only the last part is left to pickle and read (the lists are emptied, not
+            # replaced: the walk holds them; this runs between directories, never while one is
+            # listed, whose additions a virtualenv would take back)
+            forks.send_part(self.sink, self.found)
+            for found in (self.found.skill_files, self.found.python_files, self.found.pyprojects, self.found.directories):
+                found.clear()
+            self.found.unreadable.clear()
+        elif self.part == 0:
+            self._poll()
+        number = self.held
+        self.held = None
+        if number is None:
+            number = self._take()
+        base, count = claims.base, len(claims.chunks)
+        if number is None:  # the pipe is empty: the rest of the numbers were never in it
+            return [entry for index in range(max(0, self.supply - base), count)
+                    if (base + index) % self.parts == self.part for entry in claims.chunks[index]]
+        if number >= base + count:
+            self.held = number  # this directory's chunks are all taken: the number is a later one's
+            return []
+        return [claims, *claims.chunks[number - base]]
+
+    def _take(self) -> int | None:
+        try:
+            data = os.read(self.claims, _NUMBER.size)
+        except OSError:
+            return None
+        return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
 
     def fork(self) -> None:
         """Fork the helpers here, each to go on with the walk from this very point."""
         parts = self.helpers + 1
-        self.head = HEAD_START if self.meanwhile is not None else 0
+        self._fill_claims()
         for part in range(1, parts):
             forked = forks.fork()
             if forked is None:
@@ -332,18 +387,49 @@ class _Walker:
         if self.meanwhile is not None:
             self.meanwhile()
 
+    def _fill_claims(self) -> None:
+        """The pipe of chunk numbers, filled with CLAIMS of them or as many as it takes, and its write
+        end closed, so that an empty pipe reads as the end."""
+        try:
+            claims, feed = os.pipe()
+        except OSError:
+            return  # no pipe: every chunk is dealt in turn
+        try:
+            os.set_blocking(feed, False)
+            written = os.write(feed, struct.pack(f"<{CLAIMS}I", *range(CLAIMS)))
+        except OSError:  # not even one page free (the user's pipes are over their allowance)
+            written = 0
+        finally:
+            os.close(feed)
+        self.claims = claims
+        self.supply = written // _NUMBER.size
+
     def collect(self) -> bool:
         """Merge what the helpers found; whether the walk was shared."""
         children, self.children = self.children, []
-        for child in children:
-            sent = [message for message in child.drain() if isinstance(message, _Found)]
-            if sent:
-                self.found.merge(sent[0])
-            else:  # the process was killed: its share is missing
+        for index, child in enumerate(children):
+            if not self._take_in(index, child.drain()):  # the process was killed: its share is missing
                 self.complete = False
         return self.parts > 1
+
+    def _take_in(self, index: int, messages: list[object]) -> bool:
+        """Merge a helper's parts as they come; whether its end mark came (its whole share is here)."""
+        for message in messages:
+            if isinstance(message, _Found):
+                self.found.merge(message)
+            elif message == _WHOLE:
+                self.whole.add(index)
+        return index in self.whole
+
+    def _poll(self) -> None:
+        """(The forking process, between its chunks) the parts its helpers have sent so far."""
+        for index, child in enumerate(self.children):
+            self._take_in(index, child.poll())
 
     def stop(self) -> None:
         for child in self.children:
             child.stop()
         self.children = []
+        if self.claims >= 0:
+            os.close(self.claims)
+            self.claims = -1

@@ -374,6 +374,82 @@ def test_a_shared_walk_with_work_meanwhile_does_it_once_and_finds_the_same(tmp_p
     assert _shape(shared) == _shape(alone)
 
 
+def test_a_helper_takes_the_shared_directories_a_busy_process_leaves(tmp_path, monkeypatch):
+    """Chunks of shared subdirectories are claimed as each process gets to them: while this process is
+    busy (check imports its analysers), its helper walks them."""
+    import time
+
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    monkeypatch.setattr(discovery, "CLAIM", 2)
+    shares: list[int] = []
+    real_merge = discovery._Found.merge
+
+    def counting_merge(self: discovery._Found, other: discovery._Found) -> None:
+        shares.append(len(other.directories))
+        real_merge(self, other)
+
+    monkeypatch.setattr(discovery._Found, "merge", counting_merge)
+    shared = discovery.walk(tmp_path, (), 1, meanwhile=lambda: time.sleep(0.5))
+    assert _shape(shared) == _shape(alone)
+    assert shares and shares[0] > 0.8 * len(alone.directories)  # the helper walked nearly all of it
+
+
+@pytest.mark.parametrize("death", [None, 1, 3])
+def test_a_helper_sends_its_share_in_parts_and_one_lost_on_the_way_means_walking_again(tmp_path, monkeypatch, death):
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    monkeypatch.setattr(discovery, "CLAIM", 2)
+    monkeypatch.setattr(discovery, "SEND_EVERY", 3)
+    real_send = discovery.forks.send_part
+    sent: list[int] = []
+
+    def sending(sink: int, data: object) -> None:  # in the helper
+        sent.append(1)
+        if len(sent) == death:
+            os._exit(1)
+        real_send(sink, data)
+
+    monkeypatch.setattr(discovery.forks, "send_part", sending)
+    parts: list[int] = []
+    real_merge = discovery._Found.merge
+    monkeypatch.setattr(discovery._Found, "merge", lambda self, other: (parts.append(1), real_merge(self, other)))
+    walks: list[int] = []  # the helpers of each walk this process made
+    real_run = discovery._Walker.run
+    monkeypatch.setattr(discovery._Walker, "run", lambda self: (walks.append(self.helpers), real_run(self))[1])
+    import time
+
+    # this process busy meanwhile: the helper walks (and sends) nearly all of it
+    assert _shape(discovery.walk(tmp_path, (), 1, meanwhile=lambda: time.sleep(0.3))) == _shape(alone)
+    if death is None:
+        assert len(parts) > 2  # in parts, merged as they came
+        assert walks == [1]
+    else:
+        assert walks == [1, 0]  # a part lost: walked again by this process alone
+
+
+@pytest.mark.parametrize("numbers", [0, 1, 5])
+def test_chunks_past_the_pipe_s_numbers_are_dealt_in_turn(tmp_path, monkeypatch, numbers):
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    monkeypatch.setattr(discovery, "CLAIM", 2)
+    monkeypatch.setattr(discovery, "CLAIMS", numbers)
+    for helpers in (1, 2):
+        assert _shape(discovery.walk(tmp_path, (), helpers)) == _shape(alone)
+
+
 def test_the_check_walks_while_it_imports_its_analysers(tmp_path, monkeypatch):
     """The CLI's shared walk imports the analysers meanwhile, and its findings are one process's."""
     from skill_lsp import cli, discovery
