@@ -121,6 +121,20 @@ class SkillEntry:
             facts = SkillFacts.of(file)
         self.facts = facts
 
+    @classmethod
+    def analysed(cls, job: SkillJob, facts: SkillFacts, findings: list[Finding],
+                 load: Callable[[Path], SkillFile]) -> SkillEntry:
+        """__init__'s entry from a skill's analysis (facts and its own findings), made without the call:
+        check makes one for each of tens of thousands of skills as their analyses arrive."""
+        skill = object.__new__(cls)
+        skill.path, skill.root, skill.profile, skill.misnamed, skill.external = job
+        _, skill.directory_text, skill.dir_name, _ = split_skill_text(str(job.path))
+        skill._directory = skill._file = None
+        skill._load = load
+        skill.facts = facts
+        skill.local_findings = list(findings)
+        return skill
+
     @property
     def directory(self) -> Path:
         if self._directory is None:
@@ -586,10 +600,7 @@ class Workspace:
         """A skill entry made from its analysis (facts and the findings of its own rules, as check's
         cache and the server keep them): its parse is read again only when a feature needs it."""
 
-        skill = SkillEntry(job.path, None, job.root, job.profile, misnamed=job.misnamed, external=job.external,
-                           facts=facts, load=self._reparse)
-        skill.local_findings = list(findings)
-        return skill
+        return SkillEntry.analysed(job, facts, findings, self._reparse)
 
     def reparse(self, path: Path) -> SkillFile:
         """A skill's parse, read again (an entry made from its analysis holds none)."""

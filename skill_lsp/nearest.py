@@ -63,8 +63,14 @@ class NameIndex:
         # (name, count) -> the answer, until a name comes or goes: a file that names an unknown
         # skill is checked again on every keystroke elsewhere in it, and each search scores every name
         self._answers: dict[tuple[str, int], list[str]] = {}
-        for name in names:
-            self.add(name)
+        spellings = self._spellings
+        for name in names:  # add() without forgetting answers there are none of yet: a registry's names
+            lowered = name.lower()
+            known = spellings.get(lowered)
+            if known is None:
+                spellings[lowered] = [name]
+            elif name not in known:
+                known.append(name)
 
     def add(self, name: str) -> None:
         spellings = self._spellings.setdefault(name.lower(), [])

@@ -357,3 +357,21 @@ def test_a_path_looked_up_outside_the_tree_is_watched_too(project: Project, cach
     (user / "mine" / "SKILL.md").write_text(skill_md("mine", "Mine."))
     age(user)
     assert "CL103" not in codes(project.check())
+
+
+def test_an_entry_made_from_an_analysis_is_the_entry_init_makes(tmp_path: Path) -> None:
+    from skill_lsp.discovery import path_of
+    from skill_lsp.index import Root, SkillEntry, SkillFacts, SkillJob
+    from skill_lsp.model import Profile
+
+    path = path_of(str(tmp_path / ".claude" / "skills" / "pdf" / "skill.md"))
+    root = Root(path.parent.parent, Profile.CLAUDE, "claude")
+    facts = SkillFacts("pdf", (1, 6, 1, 9), (0, 0, 0, 3), {3: {"SK111"}}, "Read PDFs.")
+    findings: list = []
+    load = print  # any callable: compared by identity
+    made = SkillEntry.analysed(SkillJob(path, root, Profile.CLAUDE, True, True), facts, findings, load)
+    expected = SkillEntry(path, None, root, Profile.CLAUDE, misnamed=True, external=True, facts=facts, load=load)
+    expected.local_findings = []
+    for name in SkillEntry.__slots__:
+        assert getattr(made, name) == getattr(expected, name), name
+    assert made.local_findings is not findings and made.key == "pdf" and made.directory == path.parent
