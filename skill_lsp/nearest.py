@@ -28,7 +28,11 @@ def close_matches(word: str, choices: Iterable[str], count: int, cutoff: float =
         if len(best) == count and bound < best[0] - _SLACK:
             break
         matcher.set_seq1(choice)
-        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+        # ratio() is at most quick_ratio(), itself at most real_quick_ratio(): a choice whose bound
+        # is below the cutoff, or below the count-th best score (ties are decided by the name, so
+        # only strictly below), is not scored at all
+        floor = best[0] if len(best) == count and best[0] > cutoff else cutoff
+        if matcher.real_quick_ratio() >= floor and matcher.quick_ratio() >= floor:
             score = matcher.ratio()
             if score >= cutoff:
                 scored.append((score, choice))
