@@ -181,7 +181,7 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     if shared and (walker.found.linked or not walker.complete):
         walker = _Walker(folder, exclude, 0)
         walker.run()
-    return walker.found.listing(unique=shared)
+    return walker.found.listing(unique=shared, made=walker.made)
 
 
 class _Found:
@@ -204,9 +204,12 @@ class _Found:
         self.unreadable.update(other.unreadable)
         self.linked = self.linked or other.linked
 
-    def listing(self, unique: bool) -> Listing:
+    def listing(self, unique: bool, made: dict[str, Path] | None = None) -> Listing:
+        """The listing, each file's Path taken from made where it was made already."""
+        known = made or {}
+
         def ordered(paths: list[str]) -> list[Path]:
-            return [path_of(path) for path in sorted(set(paths) if unique else paths, key=_path_order)]
+            return [known.get(path) or path_of(path) for path in sorted(set(paths) if unique else paths, key=_path_order)]
 
         return Listing(ordered(self.skill_files), ordered(self.python_files), ordered(self.pyprojects),
                        set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()})
@@ -229,6 +232,10 @@ class _Walker:
         self.numbered = 0  # chunk numbers given to the shared directories listed so far
         self.held: int | None = None  # a number taken that belongs to a directory still ahead
         self.whole: set[int] = set()  # the helpers whose every part has come
+        # (the forking process) the Paths of the skill and Python files found, made between its
+        # chunks while the helpers walk instead of all at the end; how many of each list are made
+        self.made: dict[str, Path] = {}
+        self.made_counts = [0, 0]
         self.children: list[forks.Stream] = []
         self.sink = -1  # a helper's write end of its results pipe
         self.complete = True
@@ -344,6 +351,7 @@ class _Walker:
             self.found.unreadable.clear()
         elif self.part == 0:
             self._poll()
+            self._make_paths()
         number = self.held
         self.held = None
         if number is None:
@@ -420,6 +428,14 @@ class _Walker:
             elif message == _WHOLE:
                 self.whole.add(index)
         return index in self.whole
+
+    def _make_paths(self) -> None:
+        """The Paths of the files found (or merged) since the last call. Between directories only: a
+        directory that turns out a virtualenv's takes back what it added before this runs again."""
+        for index, found in enumerate((self.found.skill_files, self.found.python_files)):
+            for text in found[self.made_counts[index] :]:
+                self.made[text] = path_of(text)
+            self.made_counts[index] = len(found)
 
     def _poll(self) -> None:
         """(The forking process, between its chunks) the parts its helpers have sent so far."""
