@@ -431,26 +431,33 @@ class _EarlyJobs:
     def __init__(self, jobs: list[Job]) -> None:
         self.jobs = {str(job[0].path): job for job in jobs}
         self.pairs: dict[tuple[int, int], bool] = {}
+        # (early root, final root, early configuration, final configuration) -> all the same
+        self.contexts: dict[tuple[int, int, int, int], bool] = {}
 
     def split(self, finals: list[Job]) -> tuple[dict[str, SkillJob], list[Job]]:
         """The final jobs whose early analysis holds (by their path's text), and the rest."""
         held: dict[str, SkillJob] = {}
         rest: list[Job] = []
+        jobs = self.jobs
         for final in finals:
-            if self.holds(final):
-                held[str(final[0].path)] = final[0]
+            job = final[0]
+            text = str(job.path)
+            early = jobs.get(text)
+            if early is not None and self._holds(early, final):
+                held[text] = job
             else:
                 rest.append(final)
         return held, rest
 
-    def holds(self, final: Job) -> bool:
-        early = self.jobs.get(str(final[0].path))
-        if early is None:
-            return False
+    def _holds(self, early: Job, final: Job) -> bool:
         job, old = final[0], early[0]
         if (job.profile, job.misnamed, job.external, final[2]) != (old.profile, old.misnamed, old.external, early[2]):
             return False
-        return self._same(old.root, job.root) and self._same(early[1], final[1])
+        key = (id(old.root), id(job.root), id(early[1]), id(final[1]))
+        same = self.contexts.get(key)
+        if same is None:
+            same = self.contexts[key] = self._same(old.root, job.root) and self._same(early[1], final[1])
+        return same
 
     def _same(self, early: object, final: object) -> bool:
         if early is final:

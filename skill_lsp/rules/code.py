@@ -86,6 +86,7 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
     seen: dict[str, PyValue] = {}
     cache: dict[int, _RegistryFacts] = {}
     listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
+    registries = agent.registries()
     for index, item in enumerate(value.items):
         if item.kind != "str" or item.text is None:
             reporter.report("AD105", path, item.span, "this entry is not a string literal and cannot be checked")
@@ -99,7 +100,7 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
             )
             continue
         seen[name] = item
-        for deck, registry in agent.registries():
+        for deck, registry in registries:
             if registry is None:
                 assert deck is not None
                 reporter.report(
