@@ -636,6 +636,10 @@ class CachedWorkspace(Workspace):
         if rest and self.early is not None and self.early.grow(rest):
             grown = {id(job) for job in rest}
             rest = []
+        if self.early is not None:
+            # before any other fork: a child holding the early queue's write end would keep it from
+            # ever reading as ended
+            self.early.seal()
         batch = self._batch(rest) if rest else None
         analysed: dict[str, Analysis] = {}
 
