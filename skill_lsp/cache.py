@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 import os
-import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -149,7 +148,6 @@ CHUNK = 64
 # A chunk number is four bytes in a pipe, all written before the fork: a pipe holds at least a page
 # (4 KiB; 64 KiB unless the user's pipes have used up their share), so the write never waits.
 MAX_CHUNKS = 1024
-_NUMBER = struct.Struct("<I")
 
 
 def _pack(result: Analysis) -> Packed:
@@ -211,7 +209,7 @@ class Batch:
             return
         queue, feed = os.pipe()
         try:
-            os.write(feed, b"".join(_NUMBER.pack(index) for index in range(self.count)))
+            os.write(feed, forks.numbers(0, self.count))
         except BaseException:
             os.close(feed)
             os.close(queue)
@@ -264,7 +262,7 @@ class Batch:
         first = self.count
         self.ranges += _ranges(len(self.jobs), len(self.jobs) + len(jobs), self.size)
         self.jobs = self.jobs + jobs
-        forks.write_all(self.feed, b"".join(_NUMBER.pack(index) for index in range(first, self.count)))
+        forks.write_all(self.feed, forks.numbers(first, self.count))
         self.seal()
         return True
 
@@ -274,13 +272,6 @@ class Batch:
             if end >= 0:
                 os.close(end)
         self.feed, self.growth = -1, []
-
-    def _take(self) -> int | None:
-        try:
-            data = os.read(self.queue, _NUMBER.size)
-        except OSError:
-            return None
-        return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
 
     def _chunk(self, index: int) -> list[Job]:
         start, end = self.ranges[index]
@@ -298,7 +289,7 @@ class Batch:
     def _child(self, sink: int) -> NoReturn:
         try:
             done: dict[int, list[Packed]] = {}
-            while (index := self._take()) is not None:
+            while (index := forks.take_number(self.queue)) is not None:
                 if index >= self.count and not (self._receive() and index < self.count):
                     break  # what it took is then done by the parent
                 done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
@@ -352,7 +343,7 @@ class Batch:
                     on_chunk(self._chunk(index), self.parts[index])
 
         if self.queue >= 0:
-            while (index := self._take()) is not None:
+            while (index := forks.take_number(self.queue)) is not None:
                 self._analysed(index)
                 self.poll()
                 if between is not None:

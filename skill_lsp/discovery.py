@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -148,7 +147,6 @@ CLAIMS = 1 << 14  # chunk numbers put in the pipe: 64 KiB, what a pipe holds
 # each, mostly), and the end mark after its last part.
 SEND_EVERY = 2000
 _WHOLE = "whole"
-_NUMBER = struct.Struct("<I")
 
 
 class _Claims:
@@ -355,7 +353,7 @@ class _Walker:
         number = self.held
         self.held = None
         if number is None:
-            number = self._take()
+            number = forks.take_number(self.claims)
         base, count = claims.base, len(claims.chunks)
         if number is None:  # the pipe is empty: the rest of the numbers were never in it
             return [entry for index in range(max(0, self.supply - base), count)
@@ -364,13 +362,6 @@ class _Walker:
             self.held = number  # this directory's chunks are all taken: the number is a later one's
             return []
         return [claims, *claims.chunks[number - base]]
-
-    def _take(self) -> int | None:
-        try:
-            data = os.read(self.claims, _NUMBER.size)
-        except OSError:
-            return None
-        return _NUMBER.unpack(data)[0] if len(data) == _NUMBER.size else None
 
     def fork(self) -> None:
         """Fork the helpers here, each to go on with the walk from this very point."""
@@ -404,13 +395,13 @@ class _Walker:
             return  # no pipe: every chunk is dealt in turn
         try:
             os.set_blocking(feed, False)
-            written = os.write(feed, struct.pack(f"<{CLAIMS}I", *range(CLAIMS)))
+            written = os.write(feed, forks.numbers(0, CLAIMS))
         except OSError:  # not even one page free (the user's pipes are over their allowance)
             written = 0
         finally:
             os.close(feed)
         self.claims = claims
-        self.supply = written // _NUMBER.size
+        self.supply = written // forks.NUMBER_SIZE  # whole numbers only
 
     def collect(self) -> bool:
         """Merge what the helpers found; whether the walk was shared."""

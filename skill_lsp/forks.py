@@ -62,6 +62,24 @@ def fail() -> NoReturn:
 
 # A streamed message: its length in four bytes, then its pickle; a length of 0 ends the stream.
 _LENGTH = struct.Struct("<I")
+# Work shared out through a pipe: each number four bytes, taken with one read (a pipe read holds the
+# pipe's lock, so no two processes take the same one).
+_NUMBER = struct.Struct("<I")
+NUMBER_SIZE = _NUMBER.size
+
+
+def numbers(first: int, end: int) -> bytes:
+    """The numbers first to end (excluded) as a pipe of work holds them."""
+    return struct.pack(f"<{end - first}I", *range(first, end))
+
+
+def take_number(pipe: int) -> int | None:
+    """The next number from a pipe of work; None once it is empty (and its write ends closed)."""
+    try:
+        data = os.read(pipe, _NUMBER.size)
+    except OSError:
+        return None
+    return int(_NUMBER.unpack(data)[0]) if len(data) == _NUMBER.size else None
 # A child may stream this much ahead of a parent busy with other work before a write waits (the
 # pipe's default 64 KiB would make it wait while the parent parses the Python files).
 PIPE_SIZE = 1 << 20

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import Project, codes, skill_md
+from .helpers import Finding, Project, codes, skill_md
 
 
 def age(root: Path, seconds: float = 60) -> None:
@@ -183,6 +183,20 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     assert {"SK103", "SK108", "SK111", "SK202", "AD101"} <= set(codes(alone))
 
 
+def _alone_then_forking(project: Project, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> list[Finding]:
+    """files written, and what one process finds in them; from then on, checks fork children for a
+    handful of skills, two skills a chunk."""
+    from skill_lsp import cache as cache_module
+
+    project.write(files)
+    age(project.root)
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
+    alone = project.check("--no-cache")
+    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(cache_module, "CHUNK", 2)
+    return alone
+
+
 @pytest.mark.parametrize("death", ["after its first message", "half-way through a message", "before any message",
                                    "no death, a malformed message first"])
 def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Project, cache: Path,
@@ -197,12 +211,7 @@ def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Pr
     for number in range(60):
         files[f".agentdeck/skills/s-{number:02d}/SKILL.md"] = skill_md(
             f"s-{number:02d}" if number % 9 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
-    project.write(files)
-    age(project.root)
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
-    alone = project.check("--no-cache")
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
-    monkeypatch.setattr(cache_module, "CHUNK", 2)
+    alone = _alone_then_forking(project, monkeypatch, files)
     monkeypatch.setattr(cache_module, "CHUNKS_PER_MESSAGE", 2)
     real_send = forks.send_part
     sent: list[int] = []
@@ -254,12 +263,7 @@ def test_jobs_added_to_children_at_work_are_done_here_when_a_child_cannot_take_t
         files[f"{('.agentdeck/skills', 'skills')[number % 2]}/s-{number:02d}/SKILL.md"] = skill_md(
             f"s-{number:02d}" if number % 7 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
     files["agents/deck.py"] = 'from agentdeck import Deck\n\ndeck = Deck(skills=["../skills"])\n'
-    project.write(files)
-    age(project.root)
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
-    alone = project.check("--no-cache")
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
-    monkeypatch.setattr(cache_module, "CHUNK", 2)
+    alone = _alone_then_forking(project, monkeypatch, files)
     real_read = cache_module._read_jobs
     real_framed = cache_module._framed_jobs
 

@@ -329,6 +329,15 @@ def _tree(root: Path, wide: int) -> None:
     write_files(root, files)
 
 
+def _share_small_trees(monkeypatch, discovery, **settings):
+    """A shared walk from the first directory with 8 subdirectories on, sharing from 4 (and any other
+    of discovery's settings)."""
+    monkeypatch.setattr(discovery, "FORK_FROM", 8)
+    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    for name, value in settings.items():
+        monkeypatch.setattr(discovery, name, value)
+
+
 def _shape(listing: object) -> tuple[object, ...]:
     return tuple(getattr(listing, name) for name in ("skill_files", "python_files", "pyprojects", "directories", "unreadable"))
 
@@ -339,8 +348,7 @@ def test_a_shared_walk_finds_what_one_process_finds(tmp_path, monkeypatch, helpe
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    _share_small_trees(monkeypatch, discovery)
     forks: list[int] = []
     real_fork = os.fork
 
@@ -367,8 +375,7 @@ def test_a_shared_walk_with_work_meanwhile_does_it_once_and_finds_the_same(tmp_p
     # a walk that does not fork leaves the work to its caller
     assert _shape(discovery.walk(tmp_path, (), helpers, meanwhile=lambda: calls.append(os.getpid()))) == _shape(alone)
     assert calls == []
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    _share_small_trees(monkeypatch, discovery)
     shared = discovery.walk(tmp_path, (), helpers, meanwhile=lambda: calls.append(os.getpid()))
     assert calls == [os.getpid()]  # in this process, once (a helper's call would not reach this list)
     assert _shape(shared) == _shape(alone)
@@ -383,9 +390,7 @@ def test_a_helper_takes_the_shared_directories_a_busy_process_leaves(tmp_path, m
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
-    monkeypatch.setattr(discovery, "CLAIM", 2)
+    _share_small_trees(monkeypatch, discovery, CLAIM=2)
     shares: list[int] = []
     real_merge = discovery._Found.merge
 
@@ -405,10 +410,7 @@ def test_a_helper_sends_its_share_in_parts_and_one_lost_on_the_way_means_walking
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
-    monkeypatch.setattr(discovery, "CLAIM", 2)
-    monkeypatch.setattr(discovery, "SEND_EVERY", 3)
+    _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=3)
     real_send = discovery.forks.send_part
     sent: list[int] = []
 
@@ -442,10 +444,7 @@ def test_chunks_past_the_pipe_s_numbers_are_dealt_in_turn(tmp_path, monkeypatch,
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
-    monkeypatch.setattr(discovery, "CLAIM", 2)
-    monkeypatch.setattr(discovery, "CLAIMS", numbers)
+    _share_small_trees(monkeypatch, discovery, CLAIM=2, CLAIMS=numbers)
     for helpers in (1, 2):
         assert _shape(discovery.walk(tmp_path, (), helpers)) == _shape(alone)
 
@@ -464,8 +463,7 @@ def test_the_check_walks_while_it_imports_its_analysers(tmp_path, monkeypatch):
     expected = findings()
     assert any(":SK109:" in item or ":SK108:" in item for item in expected)
     monkeypatch.setattr(cli.forks, "children_available", lambda: 1)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    _share_small_trees(monkeypatch, discovery)
     imported: list[int] = []
     real = cli._import_analysers
     monkeypatch.setattr(cli, "_import_analysers", lambda: (imported.append(1), real()))
@@ -479,8 +477,7 @@ def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_ag
     _tree(tmp_path, 40)
     (tmp_path / "linked").symlink_to(tmp_path / "skills")
     alone = discovery.walk(tmp_path)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    _share_small_trees(monkeypatch, discovery)
     assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
 
     (tmp_path / "linked").unlink()
@@ -497,8 +494,7 @@ def test_a_walk_that_cannot_fork_every_helper_walks_alone(tmp_path, monkeypatch)
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    monkeypatch.setattr(discovery, "FORK_FROM", 8)
-    monkeypatch.setattr(discovery, "SHARE_FROM", 4)
+    _share_small_trees(monkeypatch, discovery)
     real_fork = forks.fork
     calls: list[int] = []
 
