@@ -5,6 +5,8 @@ needs nothing sent to it. A child runs only skill-lsp's code, writes nothing but
 messages, or one: send_part, then finish), and ends with os._exit: never the parent's exit
 handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
 class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
+The other way, a parent may send a child work it placed after the fork (read_framed): its own data.
+Work is shared out through pipes of numbers (numbers, take_number).
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ def take_number(pipe: int) -> int | None:
     except OSError:
         return None
     return int(_NUMBER.unpack(data)[0]) if len(data) == _NUMBER.size else None
+
+
 # A child may stream this much ahead of a parent busy with other work before a write waits (the
 # pipe's default 64 KiB would make it wait while the parent parses the Python files).
 PIPE_SIZE = 1 << 20
