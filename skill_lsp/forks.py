@@ -1,7 +1,7 @@
 """Forked children of `check` (Linux): each streams its results back through a pipe of its own.
 
 A fork shares the parent's modules and data as they are, so a child starts in a millisecond and
-needs nothing sent to it. A child runs only skill-lsp's code, writes nothing but its pipe (a few
+needs nothing sent to it for the work known at the fork. A child runs only skill-lsp's code, writes nothing but its pipe (a few
 messages, or one: send_part, then finish), and ends with os._exit: never the parent's exit
 handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
 class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
