@@ -749,8 +749,15 @@ class _Builder:
                 if not any(within(root.path, f) for f in model.folders):
                     plugin_skills += self.list_skill_files(root.path)
 
-        # 4. skills
+        # 4. skills; the agents and the names they list need none, and are indexed first (in check,
+        # while a child still analyses skills)
         jobs = self.make_jobs(skill_paths, user_skills + plugin_skills)
+        for entry in model.pythons.values():
+            for call in entry.source.calls:
+                if call.kind == "agent":
+                    model.agents.append(AgentEntry(entry.path, call, entry.folder))
+        for agent in model.agents:
+            _add_listings(model, agent)
         self.workspace.load_skills(model, jobs)
 
         # 5. registries
@@ -762,10 +769,6 @@ class _Builder:
         for deck in model.decks:
             if deck.registry is not None:
                 self.fill(deck.registry)
-        for entry in model.pythons.values():
-            for call in entry.source.calls:
-                if call.kind == "agent":
-                    model.agents.append(AgentEntry(entry.path, call, entry.folder))
         self.assign_decks()
         for entry, call in options_calls:
             model.options.append(OptionsEntry(entry.path, call, entry.folder, self.claude_registry(entry, call, user_dir)))
@@ -1036,9 +1039,8 @@ class _Builder:
         return registry
 
     def index_listings(self) -> None:
+        """The options' listings beside the agents' (indexed before the skills were loaded), in order."""
         model = self.model
-        for agent in model.agents:
-            _add_listings(model, agent)
         for options in model.options:
             _add_listings(model, options)
         for entries in model.listings.values():

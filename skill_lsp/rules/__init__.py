@@ -109,7 +109,7 @@ def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None)
             continue
         config = model.config_for(path, settings)
         if (skill.local_findings == [] and skill.root is not None and id(skill) not in shared
-                and (skill.misnamed or skill.key in model.listings or not config.enabled(unused))):
+                and (skill.misnamed or not config.enabled(unused) or skill.key in model.listings)):
             continue  # nothing of its own and nothing check_skill_registry reports: most skills
         findings = _skill_findings(model, skill, config, cache)
         if findings:
