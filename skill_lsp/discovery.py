@@ -144,9 +144,8 @@ SHARE_FROM = 16
 CLAIM = 16
 CLAIMS = 1 << 14  # chunk numbers put in the pipe: 64 KiB, what a pipe holds
 # A helper sends what it found whenever it has walked this many directories (a skill directory
-# each, mostly), and the end mark after its last part.
+# each, mostly); the stream's end mark after its last part says its share came whole.
 SEND_EVERY = 2000
-_WHOLE = "whole"
 
 
 class _Claims:
@@ -229,7 +228,6 @@ class _Walker:
         self.supply = 0
         self.numbered = 0  # chunk numbers given to the shared directories listed so far
         self.held: int | None = None  # a number taken that belongs to a directory still ahead
-        self.whole: set[int] = set()  # the helpers whose every part has come
         # (the forking process) the Paths of the skill and Python files found, made between its
         # chunks while the helpers walk instead of all at the end; how many of each list are made
         self.made: dict[str, Path] = {}
@@ -247,7 +245,6 @@ class _Walker:
             raise
         if self.part > 0:
             forks.send_part(self.sink, self.found)
-            forks.send_part(self.sink, _WHOLE)
             forks.finish(self.sink)
 
     def _run(self) -> None:
@@ -406,19 +403,17 @@ class _Walker:
     def collect(self) -> bool:
         """Merge what the helpers found; whether the walk was shared."""
         children, self.children = self.children, []
-        for index, child in enumerate(children):
-            if not self._take_in(index, child.drain()):  # the process was killed: its share is missing
+        for child in children:
+            self._take_in(child.drain())
+            if not child.ended:  # the process was killed: its share is missing
                 self.complete = False
         return self.parts > 1
 
-    def _take_in(self, index: int, messages: list[object]) -> bool:
-        """Merge a helper's parts as they come; whether its end mark came (its whole share is here)."""
+    def _take_in(self, messages: list[object]) -> None:
+        """Merge a helper's parts as they come."""
         for message in messages:
             if isinstance(message, _Found):
                 self.found.merge(message)
-            elif message == _WHOLE:
-                self.whole.add(index)
-        return index in self.whole
 
     def _make_paths(self) -> None:
         """The Paths of the files found (or merged) since the last call. Between directories only: a
@@ -430,8 +425,8 @@ class _Walker:
 
     def _poll(self) -> None:
         """(The forking process, between its chunks) the parts its helpers have sent so far."""
-        for index, child in enumerate(self.children):
-            self._take_in(index, child.poll())
+        for child in self.children:
+            self._take_in(child.poll())
 
     def stop(self) -> None:
         for child in self.children:

@@ -1,9 +1,9 @@
 """Forked children of `check` (Linux): each streams its results back through a pipe of its own.
 
 A fork shares the parent's modules and data as they are, so a child starts in a millisecond and
-needs nothing sent to it for the work known at the fork. A child runs only skill-lsp's code, writes nothing but its pipe (a few
-messages, or one: send_part, then finish), and ends with os._exit: never the parent's exit
-handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
+needs nothing sent to it for the work known at the fork. A child runs only skill-lsp's code,
+writes nothing but its pipe (messages with send_part, then the end mark with finish), and ends
+with os._exit: never the parent's exit handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
 class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
 The other way, a parent may send a child work it placed after the fork (read_framed): its own data.
 Work is shared out through pipes of numbers (numbers, take_number).
@@ -177,6 +177,7 @@ class Stream:
         self.pid, self.pipe = child
         self.buffer = bytearray()
         self.closed = False
+        self.ended = False  # the end mark came: the child finished, everything it sent is here
         _widen(self.pipe)  # else the child waits for reads while the parent is busy
         os.set_blocking(self.pipe, False)
 
@@ -227,6 +228,7 @@ class Stream:
         while len(buffer) - start >= _LENGTH.size:
             (length,) = _LENGTH.unpack_from(buffer, start)
             if length == 0:  # the end mark: nothing follows
+                self.ended = True
                 start = len(buffer)
                 break
             if len(buffer) - start - _LENGTH.size < length:
