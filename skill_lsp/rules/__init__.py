@@ -12,7 +12,7 @@ from ..model import Finding
 from ..textutil import FileTooLarge, is_too_large, read_text
 from .code import check_agent, check_deck, check_options
 from .report import Reporter
-from .skills import check_oversized_skill, check_skill, check_skill_registry
+from .skills import check_oversized_skill, check_skill, check_skill_registry, registry_quiet, sharing_a_key
 
 __all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "lookup", "run_rules"]
 
@@ -67,18 +67,6 @@ def _skill_findings(model: Model, skill: SkillEntry, config: Config, cache: DirC
     return sorted(findings, key=Finding.sort_key) if len(findings) > 1 else findings
 
 
-def _sharing_a_key(model: Model) -> set[int]:
-    """The skills (by identity) that share their key with another skill in a Deck's registry: SK301's
-    only candidates."""
-    shared: set[int] = set()
-    for deck in model.decks:
-        if deck.registry is not None:
-            for entries in deck.registry.skills.values():
-                if len(entries) > 1:
-                    shared.update(id(entry) for entry in entries)
-    return shared
-
-
 def analysed_files(model: Model) -> list[Path]:
     """Every file that can carry findings."""
     return [path for path, skill in model.skills.items() if not skill.external] + _other_files(model)
@@ -102,15 +90,13 @@ def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None)
     """Every finding of the workspace, by file, configuration and suppressions applied."""
     cache: DirCache = {} if dir_cache is None else dir_cache
     result: dict[Path, list[Finding]] = {}
-    shared = _sharing_a_key(model)
-    unused = BY_CODE["SK303"]
+    shared = sharing_a_key(model)
     for path, skill in model.skills.items():  # as file_findings does, without looking each one up
         if skill.external:
             continue
         config = model.config_for(path, settings)
-        if (skill.local_findings == [] and skill.root is not None and id(skill) not in shared
-                and (skill.misnamed or not config.enabled(unused) or skill.key in model.listings)):
-            continue  # nothing of its own and nothing check_skill_registry reports: most skills
+        if skill.local_findings == [] and registry_quiet(model, skill, config, shared):
+            continue  # nothing of its own and nothing of its registry's: most skills
         findings = _skill_findings(model, skill, config, cache)
         if findings:
             result[path] = findings

@@ -8,6 +8,8 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
+from ..catalogue import BY_CODE
+from ..config import Config
 from ..discovery import split_text, within
 from ..fields import (
     BODY_LINE_LIMIT,
@@ -471,6 +473,25 @@ def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) ->
             "SK303", skill.path, skill.facts.first_line,
             f"no agent lists the skill '{key}'", profile=skill.profile,
         )
+
+
+def sharing_a_key(model: Model) -> set[int]:
+    """The skills (by identity) that share their key with another skill in a Deck's registry: SK301's
+    only candidates."""
+    shared: set[int] = set()
+    for deck in model.decks:
+        if deck.registry is not None:
+            for entries in deck.registry.skills.values():
+                if len(entries) > 1:
+                    shared.update(id(entry) for entry in entries)
+    return shared
+
+
+def registry_quiet(model: Model, skill: SkillEntry, config: Config, shared: set[int]) -> bool:
+    """check_skill_registry would report nothing on skill (shared: sharing_a_key's), told without a
+    Reporter or a look through every Deck: run_rules asks it of every skill. Keep it in step."""
+    return (skill.external or (skill.root is not None and id(skill) not in shared
+                               and (skill.misnamed or not config.enabled(BY_CODE["SK303"]) or skill.key in model.listings)))
 
 
 def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
