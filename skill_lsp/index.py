@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import NamedTuple
@@ -232,6 +232,16 @@ class Registry:
     def add(self, skill: SkillEntry) -> None:
         bucket = self.skills.bucket(skill.key)
         if not any(entry is skill for entry in bucket):
+            bucket.append(skill)
+
+    def add_new(self, skills: Iterable[SkillEntry]) -> None:
+        """add() for skills the registry does not hold yet, without looking for each one."""
+        table = self.skills
+        for skill in skills:
+            name = skill.key
+            bucket = table.get(name)
+            if bucket is None:
+                bucket = table.bucket(name)
             bucket.append(skill)
 
     def lookup(self, name: str) -> SkillEntry | None:
@@ -872,16 +882,9 @@ class _Builder:
         if shared is not None:
             registry.skills = shared
             return
-        table = registry.skills
-        # each root directory once: a skill then comes once (Registry.add's test for it is not needed)
-        for path in dict.fromkeys(key):
-            for skill in self.by_root.get(path, ()):
-                name = skill.key
-                bucket = table.get(name)
-                if bucket is None:
-                    bucket = table.bucket(name)
-                bucket.append(skill)
-        self.tables[key] = table
+        for path in dict.fromkeys(key):  # each root directory once: then no skill comes twice
+            registry.add_new(self.by_root.get(path, ()))
+        self.tables[key] = registry.skills
 
     def deck(self, entry: PythonEntry, call: Call) -> DeckEntry:
         folder = entry.folder
