@@ -67,20 +67,24 @@ class NameIndex:
         # (name, count) -> the answer, until a name comes or goes: a file that names an unknown
         # skill is checked again on every keystroke elsewhere in it, and each search scores every name
         self._answers: dict[tuple[str, int], list[str]] = {}
-        spellings = self._spellings
-        for name in names:  # add() without forgetting answers there are none of yet: a registry's names
-            lowered = name.lower()
-            known = spellings.get(lowered)
-            if known is None:
-                spellings[lowered] = [name]
-            elif name not in known:
-                known.append(name)
+        for name in names:  # there are no answers to forget yet
+            self._spell(name)
 
     def add(self, name: str) -> None:
-        spellings = self._spellings.setdefault(name.lower(), [])
-        if name not in spellings:
-            spellings.append(name)
+        if self._spell(name):
             self._answers.clear()
+
+    def _spell(self, name: str) -> bool:
+        """name kept under its lowered spelling; whether it is new."""
+        lowered = name.lower()
+        known = self._spellings.get(lowered)
+        if known is None:
+            self._spellings[lowered] = [name]
+            return True
+        if name in known:
+            return False
+        known.append(name)
+        return True
 
     def discard(self, name: str) -> None:
         lowered = name.lower()
