@@ -584,37 +584,30 @@ class CachedWorkspace(Workspace):
                     made[str(job.path)] = self.analysed_entry(job, result[0], result[1])
 
             analysed = self._analyse(misses, take)
-            if not caching:  # nothing to store: each entry (or why there is none) in the jobs' order
-                for job in jobs:
-                    text = str(job.path)
-                    entry = made.get(text)
-                    if entry is not None:
-                        model.skills[job.path] = entry
-                        continue
-                    result = analysed[text]
-                    if isinstance(result, str):  # skipped, and the CLI says why
-                        model.unreadable[job.path] = result
-                return
-            for job, stamp, context_index, record in placed:
+            for job, stamp, context_index, record in placed:  # the model takes the entries in the jobs' order
+                text = str(job.path)
                 facts: SkillFacts
                 if record is not None:
                     facts, findings, deps = _facts(record), record[7], record[8]
                     entry = self.analysed_entry(job, facts, findings)
                 else:
-                    text = str(job.path)
                     result = analysed[text]
                     if isinstance(result, str):  # skipped, and the CLI says why
                         model.unreadable[job.path] = result
                         continue
                     facts, findings, deps = result
                     entry = made[text]
-                if stamp is not None and not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
-                    self.new.skills[str(job.path)] = (
-                        stamp[0], stamp[1], context_index, facts.name,
-                        facts.name_span_raw, facts.first_line_raw,
-                        facts.ignores, findings, deps, facts.description,
-                    )
                 model.skills[job.path] = entry
+                if stamp is not None:  # not --no-cache
+                    self._store(text, stamp, context_index, facts, findings, deps)
+
+    def _store(self, key: str, stamp: Stamp, context_index: int, facts: SkillFacts, findings: list[Finding],
+               deps: Deps) -> None:
+        """A skill's analysis into the cache written at the end, unless it or a directory it looked into
+        changed too recently to trust its mtime."""
+        if not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
+            self.new.skills[key] = (stamp[0], stamp[1], context_index, facts.name, facts.name_span_raw,
+                                    facts.first_line_raw, facts.ignores, findings, deps, facts.description)
 
     def _analyse(self, misses: list[Job], take: Callable[[SkillJob, Analysis], None]) -> dict[str, Analysis]:
         """The misses' analyses, by their path's text (a string keeps its hash; a Path computes it on
