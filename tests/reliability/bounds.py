@@ -1,5 +1,8 @@
 """Time and memory bounds for hostile input, measured against a benign baseline in the same test.
 
+Time is the process's CPU time (time.process_time): a busy machine stretches wall time, not the
+work done, so the bounds hold while other jobs run beside the tests.
+
 SECURITY.md states these numbers; change them there too. A hostile input must cost
 at most RATIO times what a benign input of the same size costs (with a floor, so a
 baseline of a few milliseconds does not turn scheduler noise into a failure), and
@@ -19,7 +22,7 @@ T = TypeVar("T")
 
 RATIO = 20
 TIME_FLOOR = 0.5  # seconds: a hostile input may always take this long
-# seconds, measured under tracemalloc (which slows the analysis 2-4 times): never longer
+# CPU seconds, measured under tracemalloc (which slows the analysis 2-4 times): never longer
 TIME_CEILING = 10.0
 MEMORY_FLOOR = 32 * 1024 * 1024  # bytes of peak traced allocation that are always fine
 MEMORY_CEILING = 256 * 1024 * 1024
@@ -35,13 +38,13 @@ class Cost:
 
 
 def measure(function: Callable[[], T]) -> tuple[Cost, T]:
-    """One run of function under tracemalloc: its wall time (tracing included) and peak memory."""
+    """One run of function under tracemalloc: its CPU time (tracing included) and peak memory."""
     gc.collect()
     tracemalloc.start()
     try:
-        started = time.perf_counter()
+        started = time.process_time()
         result = function()
-        seconds = time.perf_counter() - started
+        seconds = time.process_time() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -453,3 +453,34 @@ def test_calls_nested_thousands_deep(project: Project, tmp_path: Path, kind: str
     parse_python(NESTED[kind](20_000))  # deeper still: no RecursionError
     benign = {"agent.py": ordinary_python(len(source)), ".agentdeck/skills/demo/SKILL.md": skill_md()}
     assert_bounded(spent, baseline_files(tmp_path, benign), f"{kind} nested 3,000 deep")
+
+
+def test_2000_commented_out_lines_cost_what_the_code_costs(project: Project, tmp_path: Path) -> None:
+    """tree-sitter-python is quadratic in a run of comment lines; the scanner blanks them first."""
+    code = ordinary_python(120_000)
+    lines = code.split("\n")
+    commented = "\n".join(lines[:2] + ["# " + line for line in lines[2:2002]] + lines[2002:])
+    # an ignore comment inside the run keeps working
+    hidden = commented.replace("\n# agent_0 =", "\nagent_0 = Agent(skills=['nope'])  # skill-lsp: ignore[AD101]\n# agent_0 =", 1)
+    write(project.root, "agent.py", hidden)
+    write(project.root, ".agentdeck/skills/demo/SKILL.md", skill_md())
+    spent, findings = analysed(project.root)
+    _, reported, _ = check(project)
+    assert not any(finding["code"] == "AD101" and finding["line"] == 3 for finding in reported)
+    # every agent of the commented-out part is gone, those after it are found
+    assert not any(finding.span.start.line < 2002 for finding in findings if finding.code == "AD101")
+    assert any(finding.span.start.line > 2002 for finding in findings if finding.code == "AD101")
+    benign = {"agent.py": code, ".agentdeck/skills/demo/SKILL.md": skill_md()}
+    plain = baseline_files(tmp_path, benign)
+    # about the cost of the same code uncommented (the quadratic parse: 20 times that and more)
+    assert spent.seconds <= 1.5 * plain.seconds, f"commented: {spent}; uncommented: {plain}"
+
+
+def test_a_hash_inside_a_string_is_not_a_comment() -> None:
+    source = parse_python('from agentdeck import Agent\nx = """\n# skill-lsp: ignore\n"""\n'
+                          'a = Agent(name="#x", skills=["a#b", \'#c\'])  # skill-lsp: ignore[AD101]\n')
+    assert source.ignores == {4: {"AD101"}}
+    call = source.agents()[0]
+    assert call.string_arg("name") == "#x"
+    skills = call.keyword("skills")
+    assert skills is not None and [item.text for item in skills.items] == ["a#b", "#c"]
