@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+import threading
 from array import array
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -164,9 +165,13 @@ def parse_python(text: str, path: PurePath | None = None) -> PySource:
         # Python and LSP end a line at a lone CR too, tree-sitter only at LF: same length, so
         # byte offsets hold and tree-sitter's rows are the document's lines
         data = _LONE_CR.sub(b"\n", data)
-    tree = parse_tree(blank_comment_lines(data))
-    scanner = _Scanner(source, _Lines(data), path)
-    scanner.scan(tree.root_node)
+    parsed = blank_comment_lines(data)
+    tree = parse_tree(parsed)
+    _source.data = parsed
+    try:
+        _Scanner(source, _Lines(data), path).scan(tree.root_node)
+    finally:
+        _source.data = b""
     return source
 
 
@@ -270,11 +275,13 @@ class _Scanner:
         # every assignment, for the name a call is assigned to (asking a node for its parent costs
         # tree-sitter a walk down from the root, which made calls nested thousands deep quadratic)
         for node in captures.get("any_assignment", []):
-            name = _target_name(node.child_by_field_name("left"))
             right = node.child_by_field_name("right")
             while right is not None and right.type == "parenthesized_expression" and right.named_child_count == 1:
                 right = right.named_children[0]
-            if name is not None and right is not None:
+            if right is None or right.type != "call":
+                continue  # only a call is looked up (below); a file of a million `x = 1` reads no name
+            name = _target_name(node.child_by_field_name("left"))
+            if name is not None:
                 self.assigned[right.id] = name
         # a call inside an f-string's {...} is text, not code we analyse (a bisect: there can be thousands)
         inside_string = covered_by([(node.start_byte, node.end_byte) for node in captures.get("interpolation", [])])
@@ -614,9 +621,14 @@ def _framework_of(module: str) -> str | None:
     return None
 
 
+# The bytes the parse in progress on this thread reads: a node's text is sliced from them (a tree
+# parsed from chunks answers node.text by reading through the callback again, 10 µs a node).
+_source = threading.local()
+
+
 def _text(node: Node) -> str:
-    data = node.text
-    return data.decode("utf-8", errors="replace") if data is not None else ""
+    data: bytes = _source.data
+    return data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def _target_name(left: Node | None) -> str | None:

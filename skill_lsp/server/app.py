@@ -39,6 +39,9 @@ T = TypeVar("T")
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
 
+# documents whose split lines are kept (the most recently used)
+LINES_CACHED = 32
+
 WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
 
 
@@ -85,6 +88,7 @@ class SkillLanguageServer(LanguageServer):
         self.fallback_folder = False
         self.watcher: WorkspaceWatcher | None = None
         self.client_watches = False
+        self.lines_cache: dict[Path, tuple[str, Lines]] = {}
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -104,7 +108,19 @@ class SkillLanguageServer(LanguageServer):
         if session is None:
             return None
         text = session.text(path)
-        return Lines(text) if text is not None else None
+        if text is None:
+            return None
+        known = self.lines_cache.get(path)
+        if known is not None and known[0] is text:
+            return known[1]
+        lines = Lines(text)
+        # a text's lines, and the unit tables of its long lines, serve every request and publication
+        # until the text changes (splitting a 7 MB buffer costs tens of milliseconds)
+        self.lines_cache.pop(path, None)
+        self.lines_cache[path] = (text, lines)
+        while len(self.lines_cache) > LINES_CACHED:
+            self.lines_cache.pop(next(iter(self.lines_cache)))
+        return lines
 
     @property
     def codec(self) -> Any:

@@ -258,3 +258,36 @@ def test_any_sequence_of_edits_ends_like_a_fresh_index(ops: Iterable[tuple[str, 
         assert _findings(session) == _findings(fresh)
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+# -- positions: the server's conversion against the definition --------------------------------------
+
+LINE_TEXT = st.lists(st.sampled_from(["a", " ", "é", "€", "\U0001f600", "\u200b", "\t", "\n", "\r\n"]), max_size=40).map("".join)
+
+
+@given(text=LINE_TEXT, line=st.integers(0, 6), column=st.integers(0, 50), units=st.integers(0, 120),
+       encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+def test_position_conversion_counts_code_units(text: str, line: int, column: int, units: int, encoding: str) -> None:
+    from lsprotocol import types
+    from pygls.workspace.position_codec import PositionCodec
+
+    from skill_lsp.model import Position
+    from skill_lsp.server.convert import Lines
+
+    codec = PositionCodec(types.PositionEncodingKind(encoding))
+    lines = Lines(text)
+    rows = split_lines(text)
+    row = min(line, len(rows) - 1)
+    # to the client: the units of the line's prefix (past the end: the end of the document)
+    client = lines.to_client(codec, Position(line, column))
+    expected_row, expected_column = (row, min(column, len(rows[row]))) if line < len(rows) else (row, len(rows[row]))
+    prefix = rows[expected_row][:expected_column]
+    assert (client.line, client.character) == (expected_row, len(prefix.encode({"utf-8": "utf-8", "utf-16": "utf-16-le", "utf-32": "utf-32-le"}[encoding])) // {"utf-8": 1, "utf-16": 2, "utf-32": 4}[encoding])
+    # from the client: the first column with at least that many units before it
+    back = lines.from_client(codec, types.Position(line=line, character=units))
+    if line >= len(rows):
+        assert back == Position(row, len(rows[row]))
+    else:
+        widths = [codec.client_num_units(char) for char in rows[row]]
+        first = next((index for index in range(len(widths) + 1) if sum(widths[:index]) >= units), len(widths))
+        assert back == Position(row, first)
