@@ -7,10 +7,12 @@ import hashlib
 import logging
 import os
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -25,6 +27,7 @@ from ..disclosure import agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename
 from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
+from ..pysource import abandon_parses
 from ..rules.skills import name_problem
 from . import features
 from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
@@ -38,6 +41,11 @@ T = TypeVar("T")
 # skill names offered at once; more, and the list is marked incomplete (the client asks again as
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
+
+# seconds a request waits for the analyses in progress before it is answered from the model as it is
+REQUEST_WAIT = 0.3
+# seconds of quiet before file events are analysed (one notification a file: one analysis)
+EVENT_SETTLE = 0.05
 
 # documents whose split lines are kept (the most recently used)
 LINES_CACHED = 32
@@ -72,14 +80,44 @@ def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
     return settings, problems
 
 
+@dataclass
+class Job:
+    """What the next analysis applies to the session before it runs (see SkillLanguageServer.pump)."""
+
+    texts: dict[Path, tuple[str, int | None]] = field(default_factory=dict)  # open documents: text, version
+    closed: set[Path] = field(default_factory=set)
+    events: set[Path] = field(default_factory=set)  # created, changed or deleted on disk
+    full: bool = False  # walk the folders again
+    folders: list[Path] | None = None
+    settings: Settings | None = None
+    publish: set[Path] = field(default_factory=set)  # publish these even when validating on save
+    publish_all: bool = False  # on save: publish every file's diagnostics
+
+    def text(self, path: Path, text: str, version: int | None) -> None:
+        self.texts[path] = (text, version)
+        self.closed.discard(path)
+
+    def close(self, path: Path) -> None:
+        self.texts.pop(path, None)
+        self.closed.add(path)
+
+
 class SkillLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("skill-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=SkillProtocol)
         self.session: Session | None = None
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-analysis")
-        self.timers: dict[Path, asyncio.TimerHandle] = {}
-        self.pending: set[Path] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        # the scheduling (see "analysis and publishing"): all of it on the loop, but pushed, which
+        # belongs to the worker thread
+        self.work = Job()
+        self.requested = 0  # units of work added to self.work, ever
+        self.completed = 0  # of those, the ones analysed and published
+        self.waiters: list[tuple[int, asyncio.Future[None]]] = []
+        self.pump_task: asyncio.Future[None] | None = None
+        self.debounce: asyncio.TimerHandle | None = None
+        self.started = False  # the first index was asked for: the pump may run
         self.pushed: set[Path] = set()
         self.pull_mode = False
         self.indexed = asyncio.Event()
@@ -89,6 +127,7 @@ class SkillLanguageServer(LanguageServer):
         self.watcher: WorkspaceWatcher | None = None
         self.client_watches = False
         self.lines_cache: dict[Path, tuple[str, Lines]] = {}
+        self.lines_lock = threading.Lock()
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -110,16 +149,18 @@ class SkillLanguageServer(LanguageServer):
         text = session.text(path)
         if text is None:
             return None
-        known = self.lines_cache.get(path)
-        if known is not None and known[0] is text:
-            return known[1]
+        with self.lines_lock:  # the loop and the worker both ask
+            known = self.lines_cache.get(path)
+            if known is not None and known[0] is text:
+                return known[1]
         lines = Lines(text)
         # a text's lines, and the unit tables of its long lines, serve every request and publication
         # until the text changes (splitting a 7 MB buffer costs tens of milliseconds)
-        self.lines_cache.pop(path, None)
-        self.lines_cache[path] = (text, lines)
-        while len(self.lines_cache) > LINES_CACHED:
-            self.lines_cache.pop(next(iter(self.lines_cache)))
+        with self.lines_lock:
+            self.lines_cache.pop(path, None)
+            self.lines_cache[path] = (text, lines)
+            while len(self.lines_cache) > LINES_CACHED:
+                self.lines_cache.pop(next(iter(self.lines_cache)))
         return lines
 
     @property
@@ -148,51 +189,101 @@ class SkillLanguageServer(LanguageServer):
         return found
 
     # -- analysis and publishing ---------------------------------------------------------
+    #
+    # The event loop only takes messages in and answers them. Everything an analysis needs waits in
+    # self.work (touched on the loop only); one pump at a time hands all of it to the worker thread
+    # as one Job, which applies it to the session, analyses the result and publishes (converting
+    # positions and serialising the diagnostics there, not on the loop). What arrives while a job
+    # runs waits for the next one: a burst of edits or of file events costs one analysis of the
+    # state it ends in, and the last job always publishes the final text and tree.
 
-    async def analyse_all(self, rescan: bool = True) -> None:
+    def add_work(self, kick: bool = True) -> None:
+        """Note that self.work gained something; start the pump unless a debounce decides when."""
+        self.requested += 1
+        if kick:
+            self.kick()
+
+    def kick(self) -> None:
+        if self.debounce is not None:
+            self.debounce.cancel()
+            self.debounce = None
+        if self.started and (self.pump_task is None or self.pump_task.done()):
+            self.pump_task = asyncio.ensure_future(self.pump())
+
+    def kick_later(self, seconds: float) -> None:
+        """Start the pump after seconds of quiet (each call restarts the wait)."""
+        if self.debounce is not None:
+            self.debounce.cancel()
+        self.debounce = asyncio.get_running_loop().call_later(seconds, self.kick)
+
+    async def pump(self) -> None:
+        while self.completed < self.requested:
+            target = self.requested
+            job, self.work = self.work, Job()
+            try:
+                await self.run(self.process, job)
+            except Exception:  # a bug in one analysis must not stop every later one
+                log.exception("analysis failed")
+            self.completed = target
+            waiting, self.waiters = self.waiters, []
+            for wanted, future in waiting:
+                if wanted <= self.completed:
+                    if not future.done():
+                        future.set_result(None)
+                else:
+                    self.waiters.append((wanted, future))
+
+    async def flush(self, limit: float | None = REQUEST_WAIT) -> bool:
+        """Hand over the work waiting (debounced edits too) and wait for it, at most limit seconds
+        (None: until done). False when the limit passed first: the request is answered from the
+        model as it stands, and the analysis goes on. A cancelled request cancels only its wait:
+        the job runs to its end and publishes."""
+        wanted = self.requested
+        if self.completed >= wanted:
+            return True
+        self.kick()
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append((wanted, future))
+        try:
+            await asyncio.wait_for(asyncio.shield(future), limit)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    def process(self, job: Job) -> None:
+        """On the worker thread: apply job to the session, analyse, publish."""
         session = self.ensure_session()
-        changed = await self.run(session.full_analysis, rescan)
-        self.after_analysis(changed)
-
-    async def analyse(self, path: Path) -> None:
-        session = self.ensure_session(path)
-        self.pending.discard(path)
-        changed, versions, findings = await self.run(session.reanalyse_versioned, path)
-        self.after_analysis(changed | {path}, versions, findings)
-
-    def after_analysis(self, changed: set[Path], versions: dict[Path, int | None] | None = None,
-                       findings: dict[Path, list[Finding]] | None = None) -> None:
+        for path in job.closed:
+            session.drop_text(path)
+        for path, (text, version) in job.texts.items():
+            session.set_text(path, text, version)
+        changed: set[Path] = set()
+        if job.folders is not None:
+            if job.settings is not None:
+                session.settings = job.settings
+            changed = session.set_folders(job.folders)
+        elif job.settings is not None:
+            changed = session.set_settings(job.settings)
+        elif job.full or session.model is None:
+            changed = session.full_analysis(rescan=True)
+        elif job.events or job.closed:
+            changed = session.files_changed(sorted(job.events | job.closed))
+        else:
+            for path in job.texts:
+                changed |= session.reanalyse(path) | {path}
         if self.settings.validate == "onSave":
-            return  # published on save
-        self.publish(changed, versions, findings)
+            chosen = set(job.publish)
+            if job.publish_all:
+                chosen |= set(session.findings) | self.pushed
+        else:
+            chosen = changed | job.publish | set(job.texts) | job.closed
+        self.publish(chosen)
 
-    def schedule(self, path: Path) -> None:
-        timer = self.timers.pop(path, None)
-        if timer is not None:
-            timer.cancel()
-        self.pending.add(path)
-        delay = self.settings.debounce_ms / 1000
-        loop = asyncio.get_running_loop()
-        self.timers[path] = loop.call_later(delay, lambda: asyncio.ensure_future(self.analyse(path)))
-
-    async def flush(self) -> None:
-        """Run analyses still waiting for their debounce before answering a request."""
-        for path in list(self.pending):
-            timer = self.timers.pop(path, None)
-            if timer is not None:
-                timer.cancel()
-            session = self.ensure_session(path)
-            self.pending.discard(path)
-            changed, versions, findings = await self.run(session.reanalyse_versioned, path)
-            self.after_analysis(changed | {path}, versions, findings)
-        # an analysis already running on the worker finishes before this returns
-        await self.run(lambda: None)
-
-    def diagnostics_for(self, path: Path, snapshot: dict[Path, list[Finding]] | None = None) -> list[types.Diagnostic]:
+    def diagnostics_for(self, path: Path) -> list[types.Diagnostic]:
         session = self.session
         if session is None:
             return []
-        findings = snapshot[path] if snapshot is not None and path in snapshot else session.findings.get(path, [])
+        findings = session.findings.get(path, [])
         if not findings:
             return []
         # a file skipped as too large still shows its finding, on line 1
@@ -206,20 +297,23 @@ class SkillLanguageServer(LanguageServer):
                         related_lines[related.path] = other
         return [diagnostic(finding, lines, self.codec, related_lines) for finding in findings]
 
-    def publish(self, paths: set[Path], versions: dict[Path, int | None] | None = None,
-                findings: dict[Path, list[Finding]] | None = None) -> None:
-        """Push the diagnostics of paths, labelled with the document version they were computed from."""
+    def publish(self, paths: set[Path]) -> None:
+        """On the worker thread: push the diagnostics of paths, labelled with the document version
+        they were computed from; open documents first."""
         if self.pull_mode:
-            if paths and self.capability("workspace", "diagnostics", "refresh_support"):
-                self.workspace_diagnostic_refresh(None)
+            if paths and self.capability("workspace", "diagnostics", "refresh_support") and self.loop is not None:
+                self.loop.call_soon_threadsafe(self.workspace_diagnostic_refresh, None)
             return
-        for path in sorted(paths):
-            items = self.diagnostics_for(path, findings)
+        session = self.session
+        if session is None:
+            return
+        overlays = session.workspace.overlays
+        for path in sorted(paths, key=lambda path: (path not in overlays, path)):
+            items = self.diagnostics_for(path)
             if not items and path not in self.pushed:
                 continue
-            version = versions[path] if versions is not None and path in versions else self.document_version(path)
             self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=version)
+                types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
             )
             if items:
                 self.pushed.add(path)
@@ -230,17 +324,22 @@ class SkillLanguageServer(LanguageServer):
         document = self.workspace.text_documents.get(unquote(uri_of(path)))  # pygls keys them unquoted
         return document.version if document is not None else None
 
-    def enter_pull_mode(self) -> None:
-        """The client pulls: stop pushing, and clear what was pushed so nothing shows twice."""
-        if self.pull_mode:
-            return
-        self.pull_mode = True
+    def clear_pushed(self) -> None:
+        """On the worker thread: empty what was pushed, so that nothing shows twice once the client pulls."""
         for path in sorted(self.pushed):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=[]))
         self.pushed.clear()
 
+    async def enter_pull_mode(self) -> None:
+        """The client pulls: stop pushing, and clear what was pushed."""
+        if self.pull_mode:
+            return
+        self.pull_mode = True
+        await self.run(self.clear_pushed)
+
     def watch_workspace(self) -> None:
-        """Watch the folders ourselves when the client does not report file changes."""
+        """Watch the folders ourselves when the client does not report file changes. Scheduling a
+        recursive watch walks the tree (seconds on a home directory): on a thread of its own."""
         if self.client_watches or self.session is None:
             return
         if self.watcher is not None:
@@ -248,16 +347,17 @@ class SkillLanguageServer(LanguageServer):
         loop = asyncio.get_running_loop()
 
         def changed(paths: list[Path]) -> None:
-            asyncio.run_coroutine_threadsafe(self.files_changed(paths), loop)
+            loop.call_soon_threadsafe(self.files_changed, paths)
 
-        self.watcher = WorkspaceWatcher(self.session.folders, changed)
-        self.watcher.start()
+        self.watcher = WorkspaceWatcher(list(self.session.folders), changed)
+        threading.Thread(target=self.watcher.start, name="skill-lsp-watch", daemon=True).start()
 
-    async def files_changed(self, paths: list[Path]) -> None:
-        if self.session is None:
-            return
-        changed = await self.run(self.session.files_changed, paths)
-        self.after_analysis(changed)
+    def files_changed(self, paths: list[Path]) -> None:
+        """Files created, changed or deleted on disk: analysed with whatever else comes in the next
+        few milliseconds (an editor reports a `git checkout` one file at a time)."""
+        self.work.events.update(paths)
+        self.add_work(kick=False)
+        self.kick_later(EVENT_SETTLE)
 
     # -- lookups for features ----------------------------------------------------------
 
@@ -304,6 +404,9 @@ def _project_dir(path: Path | None) -> Path:
 def on_initialize(ls: SkillLanguageServer, params: types.InitializeParams) -> None:
     base = ls.folders()[0] if ls.folders() else Path(os.getcwd())
     ls.settings, ls.settings_problems = parse_options(params.initialization_options, base)
+    ls.loop = asyncio.get_running_loop()
+    if isinstance(params.process_id, int) and params.process_id > 0:
+        watch_parent(params.process_id)
 
 
 @server.feature(types.INITIALIZED)
@@ -349,7 +452,7 @@ async def fetch_configuration(ls: SkillLanguageServer) -> None:
         ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
                                                        message=f"skill-lsp: {problem}; using the default"))
     ls.settings = settings
-    if ls.session is not None:
+    if ls.session is not None and not ls.started:  # later, the worker's job carries them over
         ls.session.settings = settings
 
 
@@ -364,23 +467,25 @@ async def initial_index(ls: SkillLanguageServer) -> None:
             token = None
     session = ls.ensure_session()
     session.settings = ls.settings
-    await ls.analyse_all()
+    ls.work.full = True
+    ls.work.publish_all = ls.settings.validate == "onSave"
+    ls.started = True
+    ls.add_work()
+    await ls.flush(None)
     model = session.model
     summary = (f"indexed {sum(1 for s in model.skills.values() if not s.external)} skills and "
                f"{len(model.agents) + len(model.options)} agent definitions" if model else "indexed")
     if token is not None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"skill-lsp {__version__}: {summary}"))
-    if ls.settings.validate == "onSave":
-        ls.publish(set(session.findings))
     ls.indexed.set()
 
 
 @server.feature(types.SHUTDOWN)
 def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
-    for timer in ls.timers.values():
-        timer.cancel()
-    ls.timers.clear()
+    if ls.debounce is not None:
+        ls.debounce.cancel()
+        ls.debounce = None
     if ls.watcher is not None:
         ls.watcher.stop()
 
@@ -388,11 +493,47 @@ def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
 @server.feature(types.EXIT)
 def on_exit(ls: SkillLanguageServer, params: None) -> None:
     """Exit now, with the status the spec asks for: 0 after shutdown, 1 without."""
-    code = 0 if getattr(ls.protocol, "_shutdown", False) else 1
+    end_process(0 if getattr(ls.protocol, "_shutdown", False) else 1)
+
+
+def end_process(code: int) -> None:
+    """End the process now, whatever the worker thread is doing: a parse in progress stops at its
+    next read (it holds the GIL between reads), and nothing waits for the analysis to finish."""
+    abandon_parses()
     try:
         sys.stdout.flush()
     finally:
         os._exit(code)
+
+
+# how often the editor's process is looked for (LSP: exit when initialize's processId is gone)
+PARENT_POLL_SECONDS = 1.0
+
+
+def watch_parent(pid: int) -> None:
+    """End the server soon after the process initialize named is gone (the editor crashed or was
+    killed and nobody closed our stdin)."""
+    if sys.platform == "win32":  # os.kill(pid, 0) would terminate it there
+        return
+
+    def alive() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # exists, owned by someone else
+            return True
+        except OSError:
+            return True
+        return True
+
+    def poll() -> None:
+        while alive():
+            time.sleep(PARENT_POLL_SECONDS)
+        log.warning("the editor's process %d is gone: exiting", pid)
+        end_process(1)
+
+    threading.Thread(target=poll, name="skill-lsp-parent", daemon=True).start()
 
 
 # -- documents ---------------------------------------------------------------------------------
@@ -407,15 +548,11 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
     path = path_of(params.text_document.uri)
     if path is None or not _is_ours(path):
         return
-    session = ls.ensure_session(path)
-    text = params.text_document.text
-    await ls.run(session.set_text, path, text, params.text_document.version)
-    if not ls.indexed.is_set():
-        return  # the initial index reads it from the overlay
-    await ls.analyse(path)
-    # on save only: publish what was opened, unless an unsaved change has reached the analysis since
-    if ls.settings.validate == "onSave" and ls.document_version(path) == params.text_document.version:
-        ls.publish({path})
+    ls.ensure_session(path)
+    ls.work.text(path, params.text_document.text, params.text_document.version)
+    # on save only: what is opened is published once (not what later unsaved changes make of it)
+    ls.work.publish.add(path)
+    ls.add_work()  # an opened file is analysed at once, before the debounced edits of others
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -423,20 +560,21 @@ async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumen
     path = path_of(params.text_document.uri)
     if path is None or not _is_ours(path):
         return
-    document = ls.workspace.get_text_document(params.text_document.uri)
-    session = ls.ensure_session(path)
+    document = ls.workspace.text_documents.get(unquote(params.text_document.uri))
+    if document is None:
+        return
+    ls.ensure_session(path)
     # the document may already hold later changes than these params (pygls applies changes as they
     # arrive, before this handler runs): its text and its own version belong together
-    await ls.run(session.set_text, path, document.source, document.version)
-    if not ls.indexed.is_set():
-        return
+    ls.work.text(path, document.source, document.version)
     if ls.settings.validate == "onSave":
-        ls.pending.add(path)
-        return
-    if ls.settings.debounce_ms == 0:
-        await ls.analyse(path)
+        ls.work.publish.discard(path)
+        ls.add_work(kick=False)  # the next save or request hands it over
+    elif ls.settings.debounce_ms == 0:
+        ls.add_work()
     else:
-        ls.schedule(path)
+        ls.add_work(kick=False)
+        ls.kick_later(ls.settings.debounce_ms / 1000)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -444,12 +582,16 @@ async def did_save(ls: SkillLanguageServer, params: types.DidSaveTextDocumentPar
     path = path_of(params.text_document.uri)
     if path is None or not _is_ours(path):
         return
-    if params.text is not None and ls.session is not None:
-        await ls.run(ls.session.set_text, path, params.text, ls.document_version(path))
-    ls.pending.add(path)
-    await ls.flush()
-    if ls.settings.validate == "onSave" and ls.session is not None:
-        ls.publish(set(ls.session.findings) | ls.pushed | {path})
+    if params.text is not None:
+        ls.work.text(path, params.text, ls.document_version(path))
+    elif path not in ls.work.texts:
+        document = ls.workspace.text_documents.get(unquote(params.text_document.uri))
+        if document is not None:
+            ls.work.text(path, document.source, document.version)
+    ls.work.publish.add(path)
+    if ls.settings.validate == "onSave":
+        ls.work.publish_all = True
+    ls.add_work()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -457,32 +599,27 @@ async def did_close(ls: SkillLanguageServer, params: types.DidCloseTextDocumentP
     path = path_of(params.text_document.uri)
     if path is None or ls.session is None or not _is_ours(path):
         return
-    timer = ls.timers.pop(path, None)
-    if timer is not None:
-        timer.cancel()
-    ls.pending.discard(path)
-    await ls.run(ls.session.drop_text, path)
     # the file on disk is the truth again (it may differ from the closed buffer, or be gone)
-    changed = await ls.run(ls.session.files_changed, [path])
-    ls.after_analysis(changed | {path})
+    ls.work.close(path)
+    ls.add_work()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: SkillLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
     paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
     if paths:
-        await ls.files_changed(paths)
+        ls.files_changed(paths)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
 async def did_change_folders(ls: SkillLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-    session = ls.ensure_session()
+    ls.ensure_session()
     folders = ls.folders()
     if not folders:
         return
-    old = set(session.findings)
-    changed = await ls.run(session.set_folders, folders)
-    ls.after_analysis(changed | (old - set(session.findings)))
+    ls.work.folders = folders
+    ls.add_work()
+    await ls.flush(None)
     ls.watch_workspace()
 
 
@@ -499,10 +636,8 @@ async def did_change_configuration(ls: SkillLanguageServer, params: types.DidCha
     elif ls.capability("workspace", "configuration"):
         await fetch_configuration(ls)
     if ls.session is not None:
-        changed = await ls.run(ls.session.set_settings, ls.settings)
-        ls.after_analysis(changed)
-        if ls.settings.validate == "onSave":
-            ls.publish(changed)
+        ls.work.settings = ls.settings
+        ls.add_work()
 
 
 # -- pull diagnostics ----------------------------------------------------------------------
@@ -520,9 +655,9 @@ def _result_id(items: list[types.Diagnostic]) -> str:
 async def pull_document(
     ls: SkillLanguageServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
-    ls.enter_pull_mode()
+    await ls.enter_pull_mode()
     await ls.indexed.wait()
-    await ls.flush()
+    await ls.flush(None)  # what the client pulls matches the text it has
     path = path_of(params.text_document.uri)
     items = ls.diagnostics_for(path) if path is not None else []
     result_id = _result_id(items)
@@ -533,9 +668,9 @@ async def pull_document(
 
 @server.feature(types.WORKSPACE_DIAGNOSTIC)
 async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
-    ls.enter_pull_mode()
+    await ls.enter_pull_mode()
     await ls.indexed.wait()
-    await ls.flush()
+    await ls.flush(None)  # what the client pulls matches the text it has
     previous = {item.uri: item.value for item in params.previous_result_ids}
     reports: list[types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport] = []
     session = ls.session

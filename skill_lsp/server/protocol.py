@@ -5,6 +5,7 @@
 - Before `initialize`, a request gets ServerNotInitialized and a notification is
   dropped (except `exit`), as LSP 3.17 says.
 - After `shutdown`, a request gets InvalidRequest instead of silence.
+- Messages may be sent from any thread (the analysis thread publishes its diagnostics).
 - `didChange` edits are applied with LSP's own lines (CR, LF, CRLF; pygls also splits at
   U+2028, U+0085, form feed ... and so put edits on the wrong line) and positions past the
   end of a line or of the document are clamped to it; a change to a document that was never
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Generator
 from typing import Any
 from urllib.parse import unquote
@@ -69,6 +71,13 @@ class SkillProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.initialize_received = False
+        self.send_lock = threading.Lock()
+
+    def _send_data(self, data: Any) -> None:
+        # The worker thread publishes diagnostics itself (serialising thousands of them on the
+        # loop would hold up every answer): one message at a time on the wire, from any thread.
+        with self.send_lock:
+            super()._send_data(data)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
