@@ -39,8 +39,8 @@ def test_text_format_lines_and_summary(project):
         (".agentdeck/skills/quote-fare/SKILL.md", "4", "1", "SK111", "warning"),
     ]
     assert lines[1] == (
-        ".agentdeck/skills/parse-request/SKILL.md:2:7: SK108 [error] name 'parse-reqest' does not match the directory "
-        "name 'parse-request'; they must be equal or Deck.build() fails naming the bundle"
+        ".agentdeck/skills/parse-request/SKILL.md:2:7: SK108 [error] name 'parse-reqest' differs from the directory "
+        "name 'parse-request'; AgentDeck fails Deck.build() naming the bundle"
     )
     assert summary == "Found 1 error, 1 warning, 1 info in 3 files (3 skills, 0 agent definitions)."
 
@@ -115,13 +115,14 @@ def test_github_format(project):
     lines = result.out.rstrip("\n").split("\n")
     assert lines == [
         "::notice file=.agentdeck/skills/confirm/SKILL.md,line=3,col=14,endLine=6,endColumn=1,"
-        "title=SK113 multiline-description::SK113 the description spans several lines; disclosure lists show one "
-        "'- name: description' entry per line, so use a folded scalar ('>') or a single line",
+        "title=SK113 multiline-description::SK113 the description spans several lines; AgentDeck lists one "
+        "'- name: description' line per skill, so the second line reads as something else — use a folded scalar "
+        "('>') or a single line",
         "::error file=.agentdeck/skills/parse-request/SKILL.md,line=2,col=7,endLine=2,endColumn=19,"
-        "title=SK108 name-directory-mismatch::SK108 name 'parse-reqest' does not match the directory name "
-        "'parse-request'; they must be equal or Deck.build() fails naming the bundle",
+        "title=SK108 name-directory-mismatch::SK108 name 'parse-reqest' differs from the directory name "
+        "'parse-request'; AgentDeck fails Deck.build() naming the bundle",
         "::warning file=.agentdeck/skills/quote-fare/SKILL.md,line=4,col=1,endLine=4,endColumn=8,"
-        "title=SK111 unknown-field::SK111 unknown field 'licence' for an AgentDeck skill; did you mean 'license'?",
+        "title=SK111 unknown-field::SK111 'licence' is not a field AgentDeck reads; did you mean 'license'?",
     ]
 
 
