@@ -241,7 +241,7 @@ def test_sk108_display_label_in_claude_is_a_warning_and_no_error(check_skill):
     finding = one(findings, "SK108")
     assert where(finding) == (2, 7, 2, 19)
     assert finding["severity"] == "warning"
-    assert "Claude Code invokes it by the directory name" in finding["message"]
+    assert "Claude Code invokes it as 'order-status' (the directory name)" in finding["message"]
     assert "display label" in finding["message"]
     assert [f for f in findings if f["severity"] == "error"] == []
 

@@ -243,7 +243,7 @@ def _unknown_key(judged: _Judged, entry: Field) -> None:
         near = closest(key, known, 1) or [k for k in known if k.replace("-", "_") == key.replace("-", "_")][:1]
         if near:
             break
-    names = join_labels(each.label for each in runtimes)
+    names = join_labels((each.label for each in runtimes), "or")
     if near:
         severity, problem = Severity.WARNING, f"'{key}' is not a field {names} reads{did_you_mean(near)}"
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),), preferred=True)]
@@ -293,11 +293,11 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             target = skill.directory.with_name(value)
             if not target.exists():
                 fixes.append(Fix(f"Rename the directory to '{value}'", renames=(RenamePath(skill.directory, target),)))
-        judged.report(
-            "SK108", entry.value_span, f"name '{value}' differs from the directory name '{skill.key}'"
-            if skill.profile == Profile.CLAUDE else f"name '{value}' differs from the directory name '{expected}'",
-            lambda runtime: runtime.name_mismatch, fixes=fixes, data={"expected_name": expected},
-        )
+        def mismatch(runtime: Runtime) -> Outcome | None:
+            said = runtime.name_mismatch
+            return said if said is None else Outcome(said.consequence, said.does.replace("{key}", skill.key))
+        judged.report("SK108", entry.value_span, f"name '{value}' differs from the directory name '{expected}'",
+                      mismatch, fixes=fixes, data={"expected_name": expected})
 
 
 def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> int:

@@ -164,11 +164,11 @@ def discovering(origin: str | None, root: PurePath | None, profile: Profile) -> 
 # -- saying it --------------------------------------------------------------------------------------
 
 
-def join_labels(labels: Iterable[str]) -> str:
+def join_labels(labels: Iterable[str], conjunction: str = "and") -> str:
     names = list(dict.fromkeys(labels))
     if len(names) <= 1:
         return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return ", ".join(names[:-1]) + f" {conjunction} " + names[-1]
 
 
 def judge(runtimes: Iterable[Runtime], pick: Callable[[Runtime], Outcome | None]) -> tuple[Severity, str] | None:

@@ -189,7 +189,8 @@ RUNTIME = Runtime(
     missing_description=altered("lists it with nothing for the model to choose it by"),
     not_a_mapping=altered("loads the body with empty metadata"),
     bad_text=altered("ignores the value"),
-    name_mismatch=altered("invokes it by the directory name and shows the frontmatter name as a display label"),
+    # {key}: the name it is invoked by (the directory's, with a plugin's prefix)
+    name_mismatch=altered("invokes it as '{key}' (the directory name) and shows the frontmatter name as a display label"),
     # a display label: any text but control characters and angle brackets, at most 256 characters
     invalid_name=altered("ignores it and shows the directory name"),
     name_rule=name_problem,

@@ -60,7 +60,9 @@ RUNTIME = Runtime(
     name_mismatch=_notes("warns that the name differs from the folder"),
     invalid_name=_notes("flags the name (its validator wants ^[a-z0-9-]+$)"),
     name_rule=name_problem,
-    wrong_type=altered("flags the value and ignores it"),
+    # booleans must be unquoted true/false, argument-hint a scalar: its validator's errors; what it then
+    # loads is not documented
+    wrong_type=_notes("flags the value (its validator wants another type)"),
     duplicate_key=altered("keeps one of the values"),
     source="microsoft/vscode promptFileLocations.ts, promptValidator.ts (1.139)",
 )
