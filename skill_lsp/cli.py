@@ -264,6 +264,9 @@ def _print_disclosures(model: Model, path: Path, selector: str | None) -> int:
         disclosure = agent_disclosure(model, agent)
         for name in disclosure.unresolved:
             print(f"skill-lsp: '{name}' resolves to no skill and is left out (build() would fail)", file=sys.stderr)
+        for name, reason in disclosure.unloadable:
+            print(f"skill-lsp: '{name}' is left out: AgentDeck cannot load it ({reason}), so build() would fail",
+                  file=sys.stderr)
         if not disclosure.instructions_known:
             print(f"skill-lsp: the instructions of {disclosure.title} are not a literal; only the skills block is shown", file=sys.stderr)
         blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..config import Config
 from ..disclosure import (
     agent_disclosure,
+    agentdeck_cannot_load,
     available_skills_xml,
     options_disclosure,
     skill_entry,
@@ -123,10 +124,9 @@ def _fence(text: str, language: str = "text") -> str:
 
 
 def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
-    entry = available_skills_xml([skill]) if claude else skill_entry(skill)
     parts = [
         f"**{skill.key}** — {skill.profile.value} skill",
-        _fence(entry, "xml" if claude else "text"),
+        _agent_view(skill, claude),
         f"`{relative(skill.path, model)}`",
     ]
     preview = skill.body_preview()
@@ -157,6 +157,9 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         notes = []
         if disclosure.unresolved:
             notes.append("Left out (no such skill, build() fails): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
+        if disclosure.unloadable:
+            notes.append("Left out (AgentDeck cannot load it, build() fails): " + ", ".join(
+                f"`{name}` — {reason}" for name, reason in disclosure.unloadable))
         if not disclosure.instructions_known:
             notes.append("The instructions are not a literal; only the skills block is shown.")
         return "\n\n".join([header, _fence(disclosure.text), *notes])
@@ -245,10 +248,9 @@ def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config
 def _agent_view(skill: SkillEntry, claude: bool) -> str:
     """What an agent sees of the skill, or why it sees nothing: a skill AgentDeck cannot load is not
     shown as an entry with an empty description (one model, one answer: SK103 says it is dropped)."""
-    file = skill.file
-    if not claude and skill.profile == Profile.AGENTDECK and (file.yaml_problem is not None or file.not_mapping is not None
-                                                              or not file.has_frontmatter or not file.closed):
-        return "Nothing: AgentDeck cannot load this frontmatter, so `Deck.build()` fails (see the diagnostics)."
+    reason = agentdeck_cannot_load(skill) if not claude and skill.profile == Profile.AGENTDECK else None
+    if reason is not None:
+        return f"No entry: AgentDeck cannot load this skill ({reason}), so `Deck.build()` fails."
     return _fence(available_skills_xml([skill]) if claude else skill_entry(skill), "xml" if claude else "text")
 
 
