@@ -290,7 +290,7 @@ def command_rules(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([
             {"code": r.code, "name": r.name, "severity": r.severity.label, "severity_by_profile":
-             {p.value: (s.label if s else None) for p, s in r.by_profile.items()},
+             {p.value: (s.label if s else None) for p, s in r.by_profile.items()}, "severity_by_runtime": r.per_runtime,
              "enabled_by_default": r.enabled_by_default, "summary": r.summary, "why": r.why, "example": r.example}
             for r in rules
         ], indent=2))
