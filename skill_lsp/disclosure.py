@@ -32,7 +32,7 @@ def agentdeck_cannot_load(skill: SkillEntry) -> str | None:
     if not file.closed:
         return "its frontmatter is never closed"
     if file.yaml_problem is not None:
-        return f"its frontmatter is invalid YAML (line {file.yaml_problem.span.start.line + 1})"
+        return f"its frontmatter is invalid YAML at line {file.yaml_problem.span.start.line + 1}"
     if file.not_mapping is not None:
         return "its frontmatter is not a mapping"
     for key in ("name", "description"):

@@ -451,3 +451,19 @@ def test_span_helper_agrees_with_a_cli_column(project):
     source = 'from agentdeck import Agent\nbooking = Agent(name="B", skills=["nope"])\n'
     project.write({"agent.py": source})
     assert where(one(project.check(), "AD101")) == span_of(source, '"nope"') == (2, 35, 2, 41)
+
+
+def test_disclosure_leaves_out_a_skill_agentdeck_cannot_load(project):
+    # one model, one answer: SK103 says AgentDeck drops quote-fare, so the block has no '- quote-fare: ' entry
+    project.write({
+        **BOOKING,
+        ".agentdeck/skills/quote-fare/SKILL.md": "---\nname: quote-fare\ndescription: Quote a fare: city to city\n---\n\nQuote it.\n",
+        ".agentdeck/agents/booking/agent.py": SEED_AGENT.replace('["parse-request"]', '["quote-fare", "parse-request"]'),
+    })
+    result = project.run("disclosure", ".agentdeck/agents/booking/agent.py:booking")
+    assert "quote-fare" not in result.out
+    assert result.out.endswith("- parse-request: Extract pickup, dropoff, and date from a free-text booking request.\n")
+    assert result.err == ("skill-lsp: 'quote-fare' is left out: AgentDeck cannot load it (its frontmatter is invalid "
+                          "YAML at line 3), so build() would fail\n")
+    finding = one(project.check(), "SK103")
+    assert finding["severity"] == "error" and "AgentDeck fails Deck.build()" in finding["message"]

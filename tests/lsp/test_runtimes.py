@@ -8,7 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import change_document, codes, diagnostics_for, open_document, uri
+from .conftest import change_document, codes, diagnostics_for, encoding_of, open_document, position_of, uri
 
 REFUND = ".claude/skills/refund-policy/SKILL.md"
 COLON = "---\nname: refund-rules\ndescription: Use when: the user asks for a refund\n---\n\nExplain the policy.\n"
@@ -79,3 +79,19 @@ async def test_code_lens_says_the_verdict_in_one_line(client: LanguageClient, wo
     deck = workspace / ".agentdeck/skills/broken/SKILL.md"
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc(deck)))
     assert [lens.command.title for lens in lenses] == ["used by 0 agents", "AgentDeck: fails Deck.build() naming the bundle"]
+
+
+async def test_hover_does_not_show_an_entry_agentdeck_cannot_load(client: LanguageClient, workspace: Path) -> None:
+    skill = workspace / ".agentdeck/skills/quote-fare/SKILL.md"
+    open_document(client, skill)
+    change_document(client, skill, "---\nname: quote-fare\ndescription: Quote a fare: city to city\n---\n\nQuote it.\n", 2)
+    items = await diagnostics_for(client, skill, lambda items: "SK103" in codes(items))
+    assert next(item for item in items if item.code == "SK103").severity == types.DiagnosticSeverity.Error
+    agent = workspace / ".agentdeck/agents/booking/agent.py"
+    open_document(client, agent)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=doc(agent), position=position_of(agent, '"quote-fare"', 1, encoding_of(client))))
+    assert hover is not None
+    assert "- quote-fare:" not in hover.contents.value
+    assert ("No entry: AgentDeck cannot load this skill (its frontmatter is invalid YAML at line 3), so "
+            "`Deck.build()` fails.") in hover.contents.value
