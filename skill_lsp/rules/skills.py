@@ -98,11 +98,12 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             lambda runtime: runtime.not_a_mapping, advice="add a '---' line after the last key",
         )
         return
-    fields = file.fields
+    fields, duplicates = file.fields, file.duplicate_keys
     loaders = judged.runtimes
     if file.yaml_problem is not None:
         loaders = _check_yaml(judged, file)
-        fields = file.recovered.fields if file.recovered is not None and loaders else {}
+        if file.recovered is not None:
+            fields, duplicates = file.recovered.fields, file.recovered.duplicate_keys
     elif file.not_mapping is not None:
         judged.report(
             "SK104", file.not_mapping,
@@ -112,9 +113,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         loaders = ()
     if loaders:
         # every other check runs on what the runtimes that loaded the frontmatter read
-        _check_fields(_Judged(skill, reporter, loaders), fields,
-                      file.recovered.duplicate_keys if fields is not file.fields and file.recovered else file.duplicate_keys,
-                      dir_cache)
+        _check_fields(_Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
     _check_body(model, skill, reporter, dir_cache)
 
 
@@ -189,7 +188,7 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
     expected = skill.dir_name
     if name_field is None:
         judged.report(
-            "SK105", Span.of(0, 0, 0, 3), "the frontmatter has no 'name'", lambda runtime: runtime.missing_name,
+            "SK105", skill.file.line_span(0), "the frontmatter has no 'name'", lambda runtime: runtime.missing_name,
             advice=f"add name: {expected} (the directory name)",
             fixes=[Fix(f"Add name: {expected}", edits=(TextEdit(path, Span.of(1, 0, 1, 0), f"name: {expected}\n"),), preferred=True)],
             data={"expected_name": expected},
@@ -201,7 +200,7 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
     if description is None:
         line = (name_field.value_span.end.line + 1) if name_field is not None else 1
         judged.report(
-            "SK106", Span.of(0, 0, 0, 3),
+            "SK106", skill.file.line_span(0),
             "the frontmatter has no 'description', the text the model decides from whether the skill applies",
             lambda runtime: runtime.missing_description,
             fixes=[Fix("Add description", edits=(TextEdit(path, Span.of(line, 0, line, 0), "description: \n"),))],
