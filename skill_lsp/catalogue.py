@@ -26,8 +26,14 @@ class Rule:
             return self.by_profile[profile]
         return self.severity
 
+    @property
+    def per_runtime(self) -> bool:
+        """The frontmatter rules (SK101-SK114) take each finding's severity from the consequence for the
+        runtimes that discover the skill (skill_lsp.runtimes); their default is the strict runtimes'."""
+        return self.code.startswith("SK1") and self.code != "SK115"
+
     def severity_label(self) -> str:
-        """E, or E/W (claude) when a profile differs."""
+        """E, or E/W (claude) when a profile differs (the per-runtime rules' why says the rest)."""
         text = self.severity.name[0]
         extras = []
         for profile, severity in self.by_profile.items():
@@ -41,94 +47,120 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK101", "missing-frontmatter", E, "SKILL.md does not start with a `---` line.",
         "Runtimes read a skill's name and description from YAML frontmatter that opens on the very first line. "
-        "Without it the skill has no name and no description: AgentDeck's build fails and Claude offers nothing "
-        "the model could choose from.",
+        "Without it the skill has no name and no description. Severity by runtime: AgentDeck's build fails "
+        "(seed 001) and Codex skips the skill (Agent Skills client guide) — errors; Claude Code loads the body "
+        "with empty metadata (CHANGELOG 2.1.186) — a warning.",
         "# Parse request\nSplit the request on '->'.   # no frontmatter",
     ),
     Rule(
         "SK102", "unclosed-frontmatter", E, "The frontmatter has no closing `---` line.",
         "Without a closing `---` the whole file is read as YAML (or the frontmatter is ignored), so the body "
-        "becomes part of the metadata and the skill fails to load.",
+        "becomes part of the metadata: AgentDeck's build fails and Codex skips the skill (errors); Claude Code "
+        "loads it with empty metadata (CHANGELOG 2.1.186, a warning).",
         "---\nname: parse-request\ndescription: Extract pickup and dropoff.\n\nSplit the request on '->'.",
     ),
     Rule(
         "SK103", "invalid-yaml", E, "The frontmatter is not valid YAML.",
-        "A YAML error makes the loader drop the skill, often silently. The most common cause is an unquoted "
-        "`: ` inside a value, which YAML reads as a second key; quote such values.",
+        "The most common cause is an unquoted `: ` inside a value, which YAML reads as a second key; quote such "
+        "values. What follows depends on the runtime: AgentDeck's build fails and Codex and the skills-ref "
+        "validator drop the skill (errors). Claude Code retries after quoting single-line values that hold `: ` "
+        "or a YAML indicator character and replacing leading tabs (CHANGELOG 2.1.69), and when that fails too "
+        "loads the body with empty metadata (2.1.186): a warning, and the other checks run on what it recovered. "
+        "The quick fix quotes the way Claude Code's recovery does, so strict loaders accept the file too.",
         "description: Use when: the user asks for refunds   # write \"Use when: ...\"",
     ),
     Rule(
         "SK104", "frontmatter-not-mapping", E, "The frontmatter is YAML but not a mapping of keys to values.",
         "Name and description are keys of a mapping; a list or a plain string in the frontmatter gives the "
-        "runtime nothing to read.",
+        "runtime nothing to read: AgentDeck fails and Codex skips the skill (errors), Claude Code loads the body "
+        "with empty metadata (CHANGELOG 2.1.186, a warning).",
         "---\n- name: parse-request\n---",
     ),
     Rule(
         "SK105", "missing-name", E, "The frontmatter has no `name`.",
-        "AgentDeck and the Agent Skills specification require a name; `Deck.build()` fails naming the bundle. "
-        "In Claude Code the directory name is the skill's name, so the field is optional there.",
+        "AgentDeck (seed 001) and the Agent Skills specification require a name; `Deck.build()` fails naming the "
+        "bundle and Codex skips the skill. In Claude Code the directory name is the skill's name, so the field is "
+        "optional there (not reported); VS Code uses the folder name.",
         "---\ndescription: Extract pickup, dropoff, and date.\n---",
         by_profile={_CLAUDE: None},
     ),
     Rule(
         "SK106", "missing-description", E, "The frontmatter has no `description`.",
         "The description is all the model sees when it decides whether a skill applies. AgentDeck and the "
-        "specification require it; Claude loads the skill but the model has nothing to choose it by.",
+        "specification require it, and the client guide skips a skill without one (errors). Claude Code lists the "
+        "skill anyway (CHANGELOG 2.1.69) but the model has nothing to choose it by (a warning).",
         "---\nname: parse-request\n---",
         by_profile={_CLAUDE: W},
     ),
     Rule(
         "SK107", "wrong-type", E, "A frontmatter field has the wrong type or an invalid value.",
-        "Runtimes validate field types when they load a skill: a name or description that is not a non-empty "
-        "string, a boolean written as text, a metadata value that is not a string, an effort outside its enum. "
-        "The skill is rejected or the field silently ignored.",
+        "A name or description that is not a non-empty string, a value of the wrong type. Each runtime reads "
+        "values its own way: Claude Code takes booleans as true/false, yes/no, on/off, 1/0, quoted or not, in any "
+        "case (CHANGELOG 2.1.218), a YAML list as `argument-hint` (2.1.47), a number as name or description "
+        "(2.1.47), `effort` as a level or an integer, `context: inline|fork`, `shell` in any case, and any "
+        "`metadata` mapping; it ignores a value it cannot read (a warning). AgentDeck and the specification's "
+        "validators reject the skill (errors); Codex may ignore an optional field's value (a warning).",
         "---\nname: parse-request\ndescription: 42\nuser-invocable: \"no\"\n---",
     ),
     Rule(
         "SK108", "name-directory-mismatch", E, "The frontmatter `name` differs from the directory name.",
         "AgentDeck and the specification require `name` to equal the skill's directory name; `Deck.build()` "
-        "fails otherwise. Claude Code invokes a skill by its directory name and shows `name` as a display "
-        "label, so there it is a warning: the label and the name users type differ.",
+        "fails otherwise (errors). The client guide's clients (Codex) warn and load it. Claude Code invokes a "
+        "skill by its directory name and shows `name` as a display label, so there it is a warning: the label "
+        "and the name users type differ.",
         ".agentdeck/skills/parse-request/SKILL.md with `name: parse_request`",
         by_profile={_CLAUDE: W},
     ),
     Rule(
         "SK109", "invalid-name", E, "The `name` breaks the specification's naming rules.",
         "A skill name is 1-64 characters of lowercase letters, digits and hyphens, with no leading, trailing "
-        "or doubled hyphen. Names outside these rules are rejected by validators and cannot be typed as "
-        "commands reliably. In Claude Code the name is a display label, so the rule does not apply there.",
+        "or doubled hyphen (skills-ref: after NFKC, Unicode letters allowed). AgentDeck and validators reject "
+        "other names (errors); Codex warns and loads them (client guide); VS Code's validator wants "
+        "`^[a-z0-9-]+$` (information: what it then loads is not documented). In Claude Code the name is a "
+        "display label: only one over 256 characters, or with control characters or angle brackets, is ignored.",
         "name: Parse-Request",
         by_profile={_CLAUDE: None},
     ),
     Rule(
         "SK110", "description-too-long", E, "The description is longer than the runtime accepts.",
-        "The specification caps descriptions at 1,024 characters. Claude Code cuts `description` plus "
-        "`when_to_use` at 1,536 characters, so the end of a longer text never reaches the model (a warning).",
+        "The specification caps descriptions at 1,024 characters (AgentDeck and validators: errors; Codex: a "
+        "warning). Claude Code cuts `description` plus `when_to_use` at `skillListingMaxDescChars` (1,536 by "
+        "default, CHANGELOG 2.1.105; read from the project's .claude/settings.json and settings.local.json), so "
+        "the end of a longer text never reaches the model (a warning). The 1,024 limit of claude.ai / API upload "
+        "does not apply to skills Claude Code loads from disk.",
         "description: <1,100 characters>",
         by_profile={_CLAUDE: W},
     ),
     Rule(
         "SK111", "unknown-field", W, "A frontmatter key the skill's runtime does not know.",
-        "Unknown keys are ignored, or rejected by strict validators; most often they are a typo of a real "
-        "field (`descripton`), which then silently does nothing. Which keys are known depends on the "
-        "profile: Claude Code accepts many fields the specification does not.",
+        "A key no runtime that discovers the skill reads is ignored. When it is close to a real field "
+        "(`descripton`) or is another file kind's key (a subagent's `tools` in a skill, whose key is "
+        "`allowed-tools`) it is most likely a typo that silently does nothing: a warning with the fix. Any other "
+        "key is the author's own: information (the specification puts custom keys under `metadata:`). Claude "
+        "Code reads many fields the specification does not, parses keys such as `version`, `keywords`, "
+        "`displayName`, `author` and `license` for itself, and accepts `disallowedTools` for `disallowed-tools`; "
+        "VS Code adds `argument-hint`, `user-invocable`, `disable-model-invocation` and `context`.",
         "descripton: Extract pickup, dropoff, and date.",
     ),
     Rule(
         "SK112", "compatibility-too-long", E, "`compatibility` is longer than 500 characters.",
-        "The specification limits `compatibility` to 500 characters; validators reject longer values.",
+        "The specification limits `compatibility` to 500 characters; AgentDeck and validators reject longer "
+        "values (errors), Codex follows the specification (a warning). Claude Code does not read the field.",
         "compatibility: <600 characters>",
     ),
     Rule(
         "SK113", "multiline-description", INFO, "The description contains a line break.",
-        "Disclosure lists put one skill per line (`- name: description`); a line break in the description "
-        "splits its entry, and the model may read the second line as something else.",
+        "AgentDeck's disclosure block puts one skill per line (`- name: description`, seed 001); a line break "
+        "in the description splits its entry, and the model may read the second line as something else. Claude "
+        "Code's and the specification's listings are XML and take several lines, so only AgentDeck skills get it.",
         "description: |\n  Extract pickup.\n  And dropoff.",
     ),
     Rule(
-        "SK114", "angle-brackets-in-description", W, "The description contains `<` or `>`.",
-        "Descriptions are embedded in XML-like prompt blocks; Anthropic's skill packager rejects angle "
-        "brackets in them.",
+        "SK114", "angle-brackets-in-description", W, "The description contains `<` or `>` (claude.ai / API upload).",
+        "Anthropic's `quick_validate.py` (anthropics/skills), the check claude.ai and the API run on an "
+        "uploaded skill, rejects `<` and `>` in a description. Skills that Claude Code or the SDK load from disk "
+        "are not checked, so the rule applies to skill collections (which are uploaded or packaged) only, as "
+        "information.",
         "description: Use for <booking> requests.",
     ),
     Rule(

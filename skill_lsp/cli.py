@@ -264,6 +264,9 @@ def _print_disclosures(model: Model, path: Path, selector: str | None) -> int:
         disclosure = agent_disclosure(model, agent)
         for name in disclosure.unresolved:
             print(f"skill-lsp: '{name}' resolves to no skill and is left out (build() would fail)", file=sys.stderr)
+        for name, reason in disclosure.unloadable:
+            print(f"skill-lsp: '{name}' is left out: AgentDeck cannot load it ({reason}), so build() would fail",
+                  file=sys.stderr)
         if not disclosure.instructions_known:
             print(f"skill-lsp: the instructions of {disclosure.title} are not a literal; only the skills block is shown", file=sys.stderr)
         blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
@@ -287,7 +290,7 @@ def command_rules(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([
             {"code": r.code, "name": r.name, "severity": r.severity.label, "severity_by_profile":
-             {p.value: (s.label if s else None) for p, s in r.by_profile.items()},
+             {p.value: (s.label if s else None) for p, s in r.by_profile.items()}, "severity_by_runtime": r.per_runtime,
              "enabled_by_default": r.enabled_by_default, "summary": r.summary, "why": r.why, "example": r.example}
             for r in rules
         ], indent=2))

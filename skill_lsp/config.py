@@ -56,6 +56,10 @@ class Config:
             return rule.enabled_by_default or rule.code in overrides
         return any(_matches(rule, pattern) for pattern in self.select)
 
+    def overridden(self) -> frozenset[str]:
+        """The codes whose severity the configuration sets."""
+        return frozenset(code for code, _ in self.severity)
+
     def severity_of(self, rule: Rule, profile: Profile | None) -> Severity | None:
         key = (rule.code, profile)
         if key not in self._severities:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .index import AgentEntry, Model, OptionsEntry, SkillEntry
+from .model import Profile
 
 AGENTDECK_HEADER = (
     "### Skills available\n"
@@ -22,6 +23,27 @@ def skill_entry(skill: SkillEntry) -> str:
     return entry_line(skill.name or skill.dir_name, skill.description)
 
 
+def agentdeck_cannot_load(skill: SkillEntry) -> str | None:
+    """Why AgentDeck cannot load the skill's frontmatter (so `Deck.build()` fails and no entry exists),
+    or None: the same verdict as SK101-SK107's on an AgentDeck root (runtimes.agentdeck)."""
+    file = skill.file
+    if not file.has_frontmatter:
+        return "it has no frontmatter"
+    if not file.closed:
+        return "its frontmatter is never closed"
+    if file.yaml_problem is not None:
+        return f"its frontmatter is invalid YAML at line {file.yaml_problem.span.start.line + 1}"
+    if file.not_mapping is not None:
+        return "its frontmatter is not a mapping"
+    for key in ("name", "description"):
+        entry = file.fields.get(key)
+        if entry is None:
+            return f"it has no '{key}'"
+        if not isinstance(entry.value, str) or not entry.value.strip():
+            return f"its '{key}' is not a non-empty string"
+    return None
+
+
 @dataclass
 class Disclosure:
     title: str
@@ -29,6 +51,8 @@ class Disclosure:
     # names listed that resolve to no skill (left out of the block)
     unresolved: list[str]
     instructions_known: bool = True
+    # names listed whose skill AgentDeck cannot load, with why (left out: build() fails on them)
+    unloadable: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def characters(self) -> int:
@@ -58,26 +82,33 @@ def agent_skills(model: Model, agent: AgentEntry) -> list[tuple[str, SkillEntry 
     return resolved
 
 
-def agentdeck_block(model: Model, agent: AgentEntry) -> tuple[str, list[str]]:
+def agentdeck_block(model: Model, agent: AgentEntry) -> tuple[str, list[str], list[tuple[str, str]]]:
+    """The skills block, the listed names that resolve to no skill, and those AgentDeck cannot load:
+    neither has an entry (a `- quote-fare: ` line would show what build() never produces)."""
     lines = [AGENTDECK_HEADER]
     unresolved = []
+    unloadable = []
     for name, skill in agent_skills(model, agent):
         if skill is None:
             unresolved.append(name)
             continue
+        reason = agentdeck_cannot_load(skill) if skill.profile == Profile.AGENTDECK else None
+        if reason is not None:
+            unloadable.append((name, reason))
+            continue
         lines.append(entry_line(name, skill.description))
-    return "\n".join(lines), unresolved
+    return "\n".join(lines), unresolved, unloadable
 
 
 def agent_disclosure(model: Model, agent: AgentEntry) -> Disclosure:
     """The agent's instructions with the skills block appended, as AgentDeck builds them."""
     instructions = agent.call.string_arg("instructions")
-    block, unresolved = agentdeck_block(model, agent)
+    block, unresolved, unloadable = agentdeck_block(model, agent)
     if not agent_skills(model, agent):
         text = instructions or ""
     else:
         text = f"{instructions}\n\n{block}" if instructions else block
-    return Disclosure(agent.display_name, text, unresolved, instructions is not None)
+    return Disclosure(agent.display_name, text, unresolved, instructions is not None, unloadable)
 
 
 def available_skills_xml(skills: list[SkillEntry]) -> str:

@@ -19,6 +19,7 @@ from .discovery import Listing, is_skill_filename, split_skill_text, split_text,
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
+from .runtimes import Runtime, discovering
 from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
@@ -63,9 +64,12 @@ class SkillFacts:
 
     @classmethod
     def of(cls, file: SkillFile) -> SkillFacts:
-        entry = file.fields.get("name")
-        return cls(file.get_str("name"), entry.value_raw() if entry is not None else None,
-                   (0, 0, 0, len(file.lines[0])), file.ignores, file.get_str("description"))  # file.line_span(0)
+        # what a lenient loader reads (Claude Code's recovery of a YAML error): the name and description
+        # its listing shows; strict loaders' verdicts come from the file's own rules
+        fields = file.lenient_fields
+        entry = fields.get("name")
+        return cls(file.lenient_str("name"), entry.value_raw() if entry is not None else None,
+                   (0, 0, 0, len(file.lines[0])), file.ignores, file.lenient_str("description"))  # file.line_span(0)
 
     @property
     def name_span(self) -> Span | None:
@@ -166,6 +170,12 @@ class SkillEntry:
             if name is not None and name.strip():
                 return name
         return (self.root.prefix if self.root else "") + self.dir_name
+
+    @property
+    def runtimes(self) -> tuple[Runtime, ...]:
+        """The runtimes that discover this skill, by its root (runtimes.discovering)."""
+        root = self.root
+        return discovering(root.origin if root else None, root.path if root else None, self.profile)
 
     @property
     def name(self) -> str | None:

@@ -11,6 +11,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from .model import Position, Span
+from .runtimes.claude_code import quote, recover_lines
 from .textutil import covered_by, split_lines
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -147,9 +148,11 @@ class Field:
 class YamlProblem:
     message: str
     span: Span
-    # When the problem is a value holding an unquoted ': ', the field line that
-    # a quick fix can quote.
+    # When the problem is a value holding an unquoted ': ' (or another quoting problem), the field line
+    # that a quick fix can quote.
     quote_line: int | None = None
+    # what to do about it ("quote the value"); empty when there is no common fix
+    advice: str = ""
 
 
 @dataclass
@@ -179,6 +182,8 @@ class SkillFile:
     fields: dict[str, Field] = field(default_factory=dict)
     duplicate_keys: list[Field] = field(default_factory=list)
     yaml_problem: YamlProblem | None = None
+    # Claude Code's second parse when the first failed (None: not tried, or it failed too)
+    recovered: Recovered | None = None
     not_mapping: Span | None = None
     body_start: int = 0
     references: list[Reference] = field(default_factory=list)
@@ -210,6 +215,18 @@ class SkillFile:
 
     def get_str(self, key: str) -> str | None:
         entry = self.fields.get(key)
+        return entry.value if entry is not None and isinstance(entry.value, str) else None
+
+    @property
+    def lenient_fields(self) -> dict[str, Field]:
+        """The fields a lenient loader reads: the strict parse's, or Claude Code's recovered ones when
+        the YAML does not parse as written."""
+        if self.yaml_problem is not None and self.recovered is not None:
+            return self.recovered.fields
+        return self.fields
+
+    def lenient_str(self, key: str) -> str | None:
+        entry = self.lenient_fields.get(key)
         return entry.value if entry is not None and isinstance(entry.value, str) else None
 
     def end_position(self) -> Position:
@@ -303,6 +320,7 @@ def _parse_frontmatter(skill: SkillFile) -> None:
         root = _compose(source)
     except yaml.MarkedYAMLError as error:
         skill.yaml_problem = _describe_yaml_error(skill, error, offset, starts)
+        skill.recovered = _recover(skill)
         return
     except yaml.reader.ReaderError as error:  # a character YAML does not allow (NUL, other controls)
         code = ord(error.character) if isinstance(error.character, str) else int(error.character)
@@ -322,6 +340,13 @@ def _parse_frontmatter(skill: SkillFile) -> None:
     if not isinstance(root, yaml.MappingNode):
         skill.not_mapping = _node_span(root, offset, starts)
         return
+    skill.fields, skill.duplicate_keys = _read_fields(root, offset, starts)
+
+
+def _read_fields(root: yaml.MappingNode, offset: int, starts: list[int] | None) -> tuple[dict[str, Field], list[Field]]:
+    """The top-level keys of a composed frontmatter, each value constructed (or its error kept)."""
+    fields: dict[str, Field] = {}
+    duplicates: list[Field] = []
     constructor: SafeConstructor | None = None
     budget = [MAX_NODES]
     for key_node, value_node in root.value:
@@ -345,9 +370,56 @@ def _parse_frontmatter(skill: SkillFile) -> None:
             except (RecursionError, ValueError, TypeError, OverflowError) as error:
                 problem = f"cannot be loaded: {error}"
         entry = Field(key, key_node, value, value_node, problem, offset, starts)
-        if key in skill.fields:
-            skill.duplicate_keys.append(entry)
-        skill.fields[key] = entry
+        if key in fields:
+            duplicates.append(entry)
+        fields[key] = entry
+    return fields, duplicates
+
+
+@dataclass
+class Recovered:
+    """What Claude Code's second parse reads after its repair (runtimes.claude_code.recover_lines): the
+    fields, with spans on the file's own lines, and the lines it quoted or re-indented."""
+
+    fields: dict[str, Field]
+    duplicate_keys: list[Field]
+    quoted: dict[int, tuple[int, int]]  # file line -> the columns of the value it quoted
+    shifted: list[int]  # file lines whose leading tabs it replaced
+
+
+def _recover(skill: SkillFile) -> Recovered | None:
+    """Claude Code's retry of a frontmatter that does not parse; None when the retry fails too."""
+    assert skill.close_line is not None
+    repaired = recover_lines(skill.lines[1 : skill.close_line])
+    if repaired is None:
+        return None
+    source = "\n".join(repaired.lines) + "\n"
+    try:
+        root = _compose(source)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    if root is None:
+        return Recovered({}, [], {}, [])
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    starts = _line_starts(source) if not source.isascii() and any(brk in source for brk in _YAML_ONLY_BREAKS) else None
+    fields, duplicates = _read_fields(root, 1, starts)
+
+    def moved(span: Span) -> Span:
+        def at(position: Position) -> Position:
+            return Position(position.line, max(0, position.column - repaired.shifted.get(position.line - 1, 0)))
+        return Span(at(span.start), at(span.end))
+
+    quoted = {line + 1: columns for line, columns in repaired.quoted.items()}
+    for entry in (*fields.values(), *duplicates):
+        entry._key_span = moved(entry.key_span)
+        line = entry.value_span.start.line
+        if line in quoted and entry.value_span.end.line == line:
+            start, end = quoted[line]
+            entry._value_span = Span.of(line, start, line, end)
+        else:
+            entry._value_span = moved(entry.value_span)
+    return Recovered(fields, duplicates, quoted, sorted(line + 1 for line in repaired.shifted))
 
 
 _NOT_PLAIN = object()
@@ -407,54 +479,113 @@ def _problem_text(error: yaml.YAMLError) -> str:
 
 
 _KEY_VALUE = re.compile(r"^(\s*)([^\s#:][^:#]*?):[ \t]+(\S(?:.*\S)?)\s*$")
+_BARE_KEY = re.compile(r"^\s*([\w][\w .-]*?)\s*$")
+# characters YAML reserves at the start of a plain value
+_RESERVED_START = "@`*&!%|>{["
 
 
 def _describe_yaml_error(
     skill: SkillFile, error: yaml.MarkedYAMLError, offset: int, starts: list[int] | None = None
 ) -> YamlProblem:
+    """The YAML error explained at the line the author must fix, for the common causes: an unquoted ': '
+    in a value, a value starting with a character YAML reserves, a key with no ':', a quote or a bracket
+    never closed, a line indented under a key that already has a value, and tabs."""
     mark = error.problem_mark or error.context_mark
     problem = _problem_text(error)
     last = (skill.close_line or len(skill.lines)) - 1
-    if mark is not None and error.context_mark is not None and _mark_position(mark, offset, starts).line > last:
-        # "found unexpected end of stream": where the unclosed quote or bracket opened says more
+    context = error.context or ""
+    if mark is not None and error.context_mark is not None and (
+            _mark_position(mark, offset, starts).line > last or "simple key" in context):
+        # "found unexpected end of stream", "could not find expected ':'": where the quote, the bracket or
+        # the bare key started is the line to fix
         mark = error.context_mark
     if mark is None:
         return YamlProblem(f"invalid YAML: {problem}", skill.line_span(0))
     position = _mark_position(mark, offset, starts)
-    line = min(position.line, (skill.close_line or len(skill.lines)) - 1)
+    line = min(position.line, last)
     text = skill.lines[line] if 0 <= line < len(skill.lines) else ""
     column = min(position.column, len(text))
-    if "mapping values are not allowed" in problem:
-        match = _KEY_VALUE.match(text)
-        if match and ": " in match.group(3) and not match.group(3).startswith(("'", '"', "|", ">", "[", "{")):
+    end_of_text = len(text.rstrip())
+    whole = Span.of(line, len(text) - len(text.lstrip()), line, end_of_text) if text.strip() else Span.of(line, 0, line, 0)
+    match = _KEY_VALUE.match(text)
+    value = match.group(3) if match else ""
+    key = match.group(2).strip() if match else ""
+    if "\t" in text[: len(text) - len(text.lstrip())] and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
+        indent = len(text) - len(text.lstrip())
+        return YamlProblem(
+            f"invalid YAML: line {line + 1} is indented with a tab, and YAML indentation must use spaces",
+            Span.of(line, 0, line, indent), advice="indent with spaces",
+        )
+    if "mapping values are not allowed" in problem and match:
+        if ": " in value and not value.startswith(("'", '"', "|", ">", "[", "{")):
             # reported at the parser's mark (the offending ': '), through the end of the value
-            start = column if match.start(3) <= column < len(text.rstrip()) else match.start(3)
+            start = column if match.start(3) <= column < end_of_text else match.start(3)
             return YamlProblem(
-                f"invalid YAML: the value of '{match.group(2).strip()}' contains ': ' and is not quoted, "
-                "so YAML reads it as a second key — the skill is dropped by loaders; quote the value",
-                Span.of(line, start, line, len(text.rstrip())),
-                quote_line=line,
+                f"invalid YAML: the value of '{key}' contains ': ' and is not quoted, so YAML reads it as a second key",
+                Span.of(line, start, line, end_of_text), quote_line=line, advice="quote the value",
             )
+        above = _key_above(skill, line)
+        if match.group(1) and above is not None:
+            return YamlProblem(
+                f"invalid YAML: '{key}' is indented under '{above}', which already has a value, so YAML cannot "
+                "read it as a key",
+                whole, advice=f"align '{key}' with the keys above it",
+            )
+    if "simple key" in context and _BARE_KEY.match(text):
+        bare = text.strip()
         return YamlProblem(
-            f"invalid YAML: {problem} — most often an unquoted ': ' inside a value; quote the value",
-            Span.of(line, column, line, max(column, len(text.rstrip()))),
+            f"invalid YAML: '{bare}' has no ':' after it, so YAML cannot read it as a key",
+            whole, advice=f"write '{bare}: ...', or indent the line if it continues the value above",
         )
-    # libyaml does not name the character ("found character that cannot start any token")
-    if "\t" in text and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
+    if "quoted scalar" in context:
         return YamlProblem(
-            f"invalid YAML: {problem} — YAML indentation must use spaces, not tabs",
-            Span.of(line, column, line, len(text)) if column < len(text) else Span.of(line, 0, line, len(text)),
+            "invalid YAML: the quote opened here is never closed, so YAML reads the rest of the frontmatter into it",
+            Span.of(line, column, line, end_of_text), advice="close the quote on this line",
         )
-    end = len(text.rstrip()) if column < len(text.rstrip()) else len(text)
+    if "flow sequence" in context or "flow mapping" in context:
+        return YamlProblem(
+            f"invalid YAML: the '{text[column] if column < len(text) else '['}' opened here is never closed",
+            Span.of(line, column, line, end_of_text), quote_line=line if match else None,
+            advice="close it, or quote the value if it is text",
+        )
+    if match and value[0] in _RESERVED_START and not value.startswith(("|", ">", "[", "{")):
+        return YamlProblem(
+            f"invalid YAML: the value of '{key}' starts with '{value[0]}', which YAML reserves",
+            Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the value",
+        )
+    if match and value[0] in "'\"" and ("expected key" in problem or "block end" in problem):
+        return YamlProblem(
+            f"invalid YAML: the value of '{key}' is a quoted string followed by more text",
+            Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the whole value",
+        )
+    if "mapping values are not allowed" in problem:
+        return YamlProblem(
+            f"invalid YAML: {problem}", Span.of(line, column, line, max(column, end_of_text)),
+            advice="most often an unquoted ': ' inside a value; quote the value",
+        )
+    end = end_of_text if column < end_of_text else len(text)
     if end <= column and text.strip():
         column, end = 0, len(text)
     return YamlProblem(f"invalid YAML: {problem}", Span.of(line, column, line, end))
 
 
+def _key_above(skill: SkillFile, line: int) -> str | None:
+    """The key of the nearest line above that is a less indented 'key: value' with a value."""
+    indent = len(skill.lines[line]) - len(skill.lines[line].lstrip())
+    for number in range(line - 1, 0, -1):
+        text = skill.lines[number]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        match = _KEY_VALUE.match(text)
+        if match and len(match.group(1)) < indent:
+            return match.group(2).strip()
+        return None
+    return None
+
+
 def quote_yaml_value(value: str) -> str:
-    """A double-quoted YAML scalar holding value exactly."""
-    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    return f'"{escaped}"'
+    """A double-quoted YAML scalar holding value exactly, as Claude Code's recovery quotes it."""
+    return quote(value)
 
 
 def _fence_change(line: str, in_fence: str | None) -> tuple[bool, str | None]:

@@ -20,7 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 Finding = dict[str, Any]
 
 # Where a skill lands for each profile: the root that discovers it decides the profile.
-ROOTS = {"agentdeck": ".agentdeck/skills", "claude": ".claude/skills", "spec": ".agents/skills"}
+# "spec" is `.agents/skills` (Codex and the spec's clients, and VS Code); "collection" a generic `skills/`
+# collection, held to the specification itself (validators, claude.ai upload).
+ROOTS = {"agentdeck": ".agentdeck/skills", "claude": ".claude/skills", "spec": ".agents/skills", "collection": "skills"}
 PROFILES = tuple(ROOTS)
 
 

@@ -39,8 +39,8 @@ def test_text_format_lines_and_summary(project):
         (".agentdeck/skills/quote-fare/SKILL.md", "4", "1", "SK111", "warning"),
     ]
     assert lines[1] == (
-        ".agentdeck/skills/parse-request/SKILL.md:2:7: SK108 [error] name 'parse-reqest' does not match the directory "
-        "name 'parse-request'; they must be equal or Deck.build() fails naming the bundle"
+        ".agentdeck/skills/parse-request/SKILL.md:2:7: SK108 [error] name 'parse-reqest' differs from the directory "
+        "name 'parse-request'; AgentDeck fails Deck.build() naming the bundle"
     )
     assert summary == "Found 1 error, 1 warning, 1 info in 3 files (3 skills, 0 agent definitions)."
 
@@ -115,13 +115,14 @@ def test_github_format(project):
     lines = result.out.rstrip("\n").split("\n")
     assert lines == [
         "::notice file=.agentdeck/skills/confirm/SKILL.md,line=3,col=14,endLine=6,endColumn=1,"
-        "title=SK113 multiline-description::SK113 the description spans several lines; disclosure lists show one "
-        "'- name: description' entry per line, so use a folded scalar ('>') or a single line",
+        "title=SK113 multiline-description::SK113 the description spans several lines; AgentDeck lists one "
+        "'- name: description' line per skill, so the second line reads as something else — use a folded scalar "
+        "('>') or a single line",
         "::error file=.agentdeck/skills/parse-request/SKILL.md,line=2,col=7,endLine=2,endColumn=19,"
-        "title=SK108 name-directory-mismatch::SK108 name 'parse-reqest' does not match the directory name "
-        "'parse-request'; they must be equal or Deck.build() fails naming the bundle",
+        "title=SK108 name-directory-mismatch::SK108 name 'parse-reqest' differs from the directory name "
+        "'parse-request'; AgentDeck fails Deck.build() naming the bundle",
         "::warning file=.agentdeck/skills/quote-fare/SKILL.md,line=4,col=1,endLine=4,endColumn=8,"
-        "title=SK111 unknown-field::SK111 unknown field 'licence' for an AgentDeck skill; did you mean 'license'?",
+        "title=SK111 unknown-field::SK111 'licence' is not a field AgentDeck reads; did you mean 'license'?",
     ]
 
 
@@ -450,3 +451,19 @@ def test_span_helper_agrees_with_a_cli_column(project):
     source = 'from agentdeck import Agent\nbooking = Agent(name="B", skills=["nope"])\n'
     project.write({"agent.py": source})
     assert where(one(project.check(), "AD101")) == span_of(source, '"nope"') == (2, 35, 2, 41)
+
+
+def test_disclosure_leaves_out_a_skill_agentdeck_cannot_load(project):
+    # one model, one answer: SK103 says AgentDeck drops quote-fare, so the block has no '- quote-fare: ' entry
+    project.write({
+        **BOOKING,
+        ".agentdeck/skills/quote-fare/SKILL.md": "---\nname: quote-fare\ndescription: Quote a fare: city to city\n---\n\nQuote it.\n",
+        ".agentdeck/agents/booking/agent.py": SEED_AGENT.replace('["parse-request"]', '["quote-fare", "parse-request"]'),
+    })
+    result = project.run("disclosure", ".agentdeck/agents/booking/agent.py:booking")
+    assert "quote-fare" not in result.out
+    assert result.out.endswith("- parse-request: Extract pickup, dropoff, and date from a free-text booking request.\n")
+    assert result.err == ("skill-lsp: 'quote-fare' is left out: AgentDeck cannot load it (its frontmatter is invalid "
+                          "YAML at line 3), so build() would fail\n")
+    finding = one(project.check(), "SK103")
+    assert finding["severity"] == "error" and "AgentDeck fails Deck.build()" in finding["message"]

@@ -22,10 +22,9 @@ def test_collection_has_nothing_above_information(project):
     result = project.run("check", "--format", "json", cwd=FIXTURE)
     assert result.status == 0
     assert at_or_above(result.findings, "warning") == []
-    # only the deliberate multi-line descriptions, as information
-    assert {(f["code"], f["severity"], Path(f["path"]).parent.name) for f in result.findings} == {
-        ("SK113", "information", name) for name in MULTILINE
-    }
+    # nothing: the multi-line descriptions matter only to AgentDeck's one-line-per-skill disclosure list
+    # (SK113 is AgentDeck's), and a collection is held to the specification, which allows them
+    assert result.findings == []
 
 
 def test_collection_passes_strict(project):
@@ -38,3 +37,6 @@ def test_the_same_skills_under_each_profile_root(project, profile):
     findings = project.check()
     assert at_or_above(findings, "warning") == []
     assert {f["code"] for f in findings} <= {"SK113"}
+    if profile == "agentdeck":  # the deliberate multi-line descriptions, as information
+        assert {(f["code"], f["severity"], Path(f["path"]).parent.name) for f in findings} == {
+            ("SK113", "information", name) for name in MULTILINE}

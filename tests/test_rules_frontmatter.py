@@ -144,10 +144,10 @@ def test_empty_frontmatter_misses_both_fields(check_skill):
         ("agentdeck", 'name: ""\ndescription: Do it.', 2, 7, "non-empty string"),
         ("spec", "name: demo\ndescription:", 3, 1, "non-empty string"),
         ("spec", "name: demo\ndescription: [a, b]", 3, 14, "non-empty string"),
-        ("spec", "name: demo\ndescription: Do it.\nlicense: 2", 4, 10, "must be a string"),
-        ("spec", "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.0", 5, 3, "quote it"),
-        ("spec", "name: demo\ndescription: Do it.\nmetadata: v1", 4, 11, "mapping"),
-        ("spec", "name: demo\ndescription: Do it.\nallowed-tools: [Read, Grep]", 4, 16, "must be a string"),
+        ("collection", "name: demo\ndescription: Do it.\nlicense: 2", 4, 10, "must be a string"),
+        ("collection", "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.0", 5, 3, "quote it"),
+        ("collection", "name: demo\ndescription: Do it.\nmetadata: v1", 4, 11, "mapping"),
+        ("collection", "name: demo\ndescription: Do it.\nallowed-tools: [Read, Grep]", 4, 16, "must be a string"),
         ("claude", 'description: Do it.\nuser-invocable: "no"', 3, 17, "true or false"),
         ("claude", "description: Do it.\ndisable-model-invocation: sometimes", 3, 27, "true or false"),
         ("claude", "description: Do it.\neffort: extreme", 3, 9, "one of low, medium, high, xhigh, max"),
@@ -160,7 +160,22 @@ def test_empty_frontmatter_misses_both_fields(check_skill):
 def test_sk107_wrong_type(check_skill, profile, frontmatter, line, column, words):
     finding = one(check_skill(f"---\n{frontmatter}\n---\n\nBody.\n", profile=profile), "SK107")
     assert (finding["line"], finding["column"]) == (line, column)
-    assert finding["severity"] == "error"
+    # Claude Code ignores a value it cannot read and loads the rest: a warning; the strict runtimes (and
+    # Codex, for a name or description that is no text) refuse the skill
+    assert finding["severity"] == ("warning" if profile == "claude" else "error")
+    assert words in finding["message"]
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "words"),
+    [
+        ("name: demo\ndescription: Do it.\nlicense: 2", "Codex may ignore the value"),
+        ("name: demo\ndescription: Do it.\nmetadata: v1", "Codex may ignore the value"),
+    ],
+)
+def test_sk107_codex_is_lenient_about_optional_fields(check_skill, frontmatter, words):
+    finding = one(check_skill(f"---\n{frontmatter}\n---\n\nBody.\n", profile="spec"), "SK107")
+    assert finding["severity"] == "warning"
     assert words in finding["message"]
 
 
@@ -192,12 +207,13 @@ def test_claude_code_fields_are_valid_in_a_claude_root(check_skill):
     assert check_skill(skill_md(extra=CLAUDE_FIELDS), profile="claude") == []
 
 
-@pytest.mark.parametrize("profile", ["spec", "agentdeck"])
+@pytest.mark.parametrize("profile", ["spec", "agentdeck", "collection"])
 def test_claude_code_fields_are_unknown_elsewhere(check_skill, profile):
+    # not a typo of a field these runtimes read: ignored, so information (was a warning)
     findings = check_skill(skill_md(extra="when_to_use: The user asks where an order is."), profile=profile)
     finding = one(findings, "SK111")
     assert where(finding) == (4, 1, 4, 12)
-    assert finding["severity"] == "warning"
+    assert finding["severity"] == "information"
     assert "'when_to_use'" in finding["message"]
 
 
@@ -210,7 +226,7 @@ def test_allowed_tools_list_is_claude_only(check_skill):
 # -- SK108 name-directory-mismatch -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", ["agentdeck", "spec"])
+@pytest.mark.parametrize("profile", ["agentdeck", "collection"])
 def test_sk108_name_differs_from_directory_is_an_error(check_skill, profile):
     findings = check_skill(skill_md(name="parse-reqest"), profile=profile, directory="parse-request")
     finding = one(findings, "SK108")
@@ -225,9 +241,16 @@ def test_sk108_display_label_in_claude_is_a_warning_and_no_error(check_skill):
     finding = one(findings, "SK108")
     assert where(finding) == (2, 7, 2, 19)
     assert finding["severity"] == "warning"
-    assert "invoked as 'order-status'" in finding["message"]
+    assert "Claude Code invokes it as 'order-status' (the directory name)" in finding["message"]
     assert "display label" in finding["message"]
     assert [f for f in findings if f["severity"] == "error"] == []
+
+
+def test_sk108_codex_warns_and_loads(check_skill):
+    # the client guide: a name that differs from its directory -> warn, load anyway
+    finding = one(check_skill(skill_md(name="parse-reqest"), profile="spec", directory="parse-request"), "SK108")
+    assert finding["severity"] == "warning"
+    assert "Codex warns and loads it" in finding["message"]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -262,18 +285,20 @@ def test_sk109_says_which_rule_the_name_breaks(check_skill, name, rule):
 
 @pytest.mark.parametrize("name", ["a", "pdf", "parse-request", "v2-api", "a" * 64, "café", "données-client"])
 def test_sk109_valid_names(check_skill, name):
-    assert check_skill(skill_md(name=name), directory=name, profile="spec") == []
+    assert check_skill(skill_md(name=name), directory=name, profile="collection") == []
 
 
 def test_sk109_does_not_apply_to_claude_display_labels(check_skill):
     findings = check_skill(skill_md(name="Order status"), profile="claude", directory="order-status")
+    # Claude Code takes any display label; VS Code's validator (it also reads .claude/skills) would note it,
+    # but nothing loads differently
     assert having(findings, "SK109") == []
 
 
 # -- SK110 description-too-long --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", ["agentdeck", "spec"])
+@pytest.mark.parametrize("profile", ["agentdeck", "collection"])
 def test_sk110_description_over_1024(check_skill, profile):
     finding = one(check_skill(skill_md(description="a" * 1025), profile=profile), "SK110")
     assert where(finding) == (3, 14, 3, 14 + 1025)
@@ -357,10 +382,17 @@ def test_sk113_folded_description_is_one_line(check_skill, indicator):
 
 
 def test_sk114_angle_brackets(check_skill):
-    finding = one(check_skill(skill_md(description="Use for <booking> requests.")), "SK114")
+    # only an upload to claude.ai / the API rejects them (quick_validate.py): information, and only for a
+    # collection, which is what gets uploaded
+    finding = one(check_skill(skill_md(description="Use for <booking> requests."), profile="collection"), "SK114")
     assert where(finding) == (3, 14, 3, 41)
-    assert finding["severity"] == "warning"
-    assert "'<'" in finding["message"]
+    assert finding["severity"] == "information"
+    assert "'<'" in finding["message"] and "upload" in finding["message"]
+
+
+@pytest.mark.parametrize("profile", ["claude", "agentdeck", "spec"])
+def test_sk114_not_for_skills_loaded_from_disk(check_skill, profile):
+    assert having(check_skill(skill_md(description="Use for <booking> requests."), profile=profile), "SK114") == []
 
 
 def test_sk114_no_angle_brackets(check_skill):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..catalogue import BY_CODE
 from ..config import Config
-from ..model import Finding, Fix, Profile, Related, Span
+from ..model import Finding, Fix, Profile, Related, Severity, Span
 from ..nearest import NameIndex, close_matches
 
 __all__ = ["NameIndex", "Reporter", "close_matches", "closest", "did_you_mean"]
@@ -54,13 +54,19 @@ class Reporter:
         fixes: list[Fix] | None = None,
         related: list[Related] | None = None,
         data: dict[str, object] | None = None,
+        severity: Severity | None = None,
     ) -> Finding | None:
+        """severity: the consequence's, decided by the runtimes that discover the file (SK1xx); a
+        configured severity for the code still wins over it."""
         rule = BY_CODE[code]
         if not self.config.enabled(rule):
             return None
-        severity = self.config.severity_of(rule, profile)
-        if severity is None:
+        chosen = self.config.severity_of(rule, profile)
+        if severity is not None and rule.code not in self.config.overridden():
+            chosen = severity
+        if chosen is None:
             return None
+        severity = chosen
         suppressed = self.ignores.get(span.start.line)
         if suppressed is not None and (not suppressed or code in suppressed or rule.name.upper() in suppressed):
             return None

@@ -3,67 +3,75 @@
 from __future__ import annotations
 
 import os
-import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
 
 from ..catalogue import BY_CODE
 from ..config import Config
 from ..discovery import split_text, within
-from ..fields import (
-    BODY_LINE_LIMIT,
-    CLAUDE_LISTING_LIMIT,
-    COMPATIBILITY_LIMIT,
-    DESCRIPTION_LIMIT,
-    FIELDS,
-    NAME_LIMIT,
-)
 from ..index import Model, SkillEntry
-from ..model import CreateFile, Fix, Profile, Related, RenamePath, Span, TextEdit
-from ..skillfile import Field, quote_yaml_value
-from ..textutil import MAX_FILE_BYTES
+from ..model import CreateFile, Fix, Profile, Related, RenamePath, Severity, Span, TextEdit
+from ..runtimes import (
+    STRICT_LOADERS,
+    Consequence,
+    Outcome,
+    Runtime,
+    altered,
+    claude_code,
+    join_labels,
+    judge,
+    type_name,
+    value_problem,
+)
+from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
+from ..skillfile import Field, SkillFile, quote_yaml_value
+from ..textutil import MAX_FILE_BYTES, FileTooLarge, read_text
 from .report import Reporter, closest, did_you_mean
 
-# Names that break no rule and need no normalising: most names, checked in one match.
-_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# name_problem and suggest_name are the specification's (runtimes.spec); imported here by their old users
+__all__ = ["check_skill", "name_problem", "suggest_name"]
+
+# what a finding's data says about each runtime that discovers the file: label -> [consequence, what it does]
+Verdicts = dict[str, list[object]]
 
 
-def name_problem(name: str) -> str | None:
-    """Which of the specification's naming rules name breaks, or None."""
-    if len(name) <= NAME_LIMIT and _PLAIN_NAME.fullmatch(name):
-        return None
-    normalized = unicodedata.normalize("NFKC", name)
-    if not normalized:
-        return "it is empty"
-    if len(normalized) > NAME_LIMIT:
-        return f"it is {len(normalized)} characters long; at most {NAME_LIMIT} are allowed"
-    if normalized != normalized.lower():
-        return "it must be lowercase"
-    if normalized.startswith("-") or normalized.endswith("-"):
-        return "it must not start or end with '-'"
-    if "--" in normalized:
-        return "it must not contain consecutive hyphens '--'"
-    bad = sorted({ch for ch in normalized if not (ch.isalnum() or ch == "-")})
-    if bad:
-        shown = ", ".join(repr(ch) for ch in bad[:5])
-        return f"only lowercase letters, digits and '-' are allowed, not {shown}"
-    return None
+class _Judged:
+    """One skill's frontmatter rules: the runtimes that discover it, and how each finding is worded and
+    weighed from their outcomes."""
 
+    def __init__(self, skill: SkillEntry, reporter: Reporter, runtimes: tuple[Runtime, ...]) -> None:
+        self.skill = skill
+        self.reporter = reporter
+        self.runtimes = runtimes
 
-def suggest_name(text: str) -> str:
-    """A name that follows the rules, derived from text."""
-    out = []
-    for ch in unicodedata.normalize("NFKC", text).lower():
-        out.append(ch if ch.isalnum() else "-")
-    name = "-".join(part for part in "".join(out).split("-") if part)
-    return name[:NAME_LIMIT].strip("-")
+    def report(self, code: str, span: Span, problem: str, pick: Callable[[Runtime], Outcome | None], *,
+               advice: str = "", fixes: list[Fix] | None = None, data: dict[str, object] | None = None,
+               runtimes: tuple[Runtime, ...] | None = None) -> bool:
+        """Report problem when a runtime that discovers the skill minds it: 'problem; Codex skips the
+        skill; VS Code Copilot warns and loads it — advice'. Whether it was reported."""
+        among = self.runtimes if runtimes is None else runtimes
+        verdict = judge(among, pick)
+        if verdict is None:
+            return False
+        severity, account = verdict
+        verdicts: Verdicts = {}
+        for each in among:
+            outcome = pick(each)
+            if outcome is not None:
+                verdicts[each.label] = [int(outcome.consequence), outcome.does]
+        message = f"{problem}; {account}" + (f" — {advice}" if advice else "")
+        self.reporter.report(code, self.skill.path, span, message, profile=self.skill.profile, fixes=fixes,
+                             data={**(data or {}), "verdicts": verdicts}, severity=severity)
+        return True
 
 
 def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[str, set[str] | None]) -> None:
     file = skill.file
     path = skill.path
     profile = skill.profile
+    judged = _Judged(skill, reporter, skill.runtimes)
     if skill.misnamed:
         reporter.report(
             "SK115", path, file.line_span(0),
@@ -74,154 +82,209 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     if not file.has_frontmatter:
         name = skill.dir_name if name_problem(skill.dir_name) is None else suggest_name(skill.dir_name) or "my-skill"
         template = f"---\nname: {name}\ndescription: \n---\n\n"
-        reporter.report(
-            "SK101", path, file.line_span(0),
-            "SKILL.md does not start with a '---' frontmatter line; without it the skill has no name and no description",
-            profile=profile,
+        judged.report(
+            "SK101", file.line_span(0),
+            "SKILL.md does not start with a '---' frontmatter line, so the skill has no name and no description",
+            lambda runtime: runtime.not_a_mapping,
             fixes=[Fix("Add frontmatter", edits=(TextEdit(path, Span.of(0, 0, 0, 0), template),), preferred=True)],
             data={"expected_name": name},
         )
         _check_body(model, skill, reporter, dir_cache)
         return
     if not file.closed:
-        end = file.end_position()
-        reporter.report(
-            "SK102", path, file.line_span(0),
+        judged.report(
+            "SK102", file.line_span(0),
             "the frontmatter opened here has no closing '---' line, so the whole file is read as metadata",
-            profile=profile,
+            lambda runtime: runtime.not_a_mapping, advice="add a '---' line after the last key",
         )
-        del end
         return
+    fields, duplicates = file.fields, file.duplicate_keys
+    loaders = judged.runtimes
     if file.yaml_problem is not None:
-        problem = file.yaml_problem
-        fixes = []
-        if problem.quote_line is not None:
-            line = file.lines[problem.quote_line]
-            key, _, value = line.partition(":")
-            stripped = value.strip()
-            start = len(key) + 1 + (len(value) - len(value.lstrip()))
-            fixes.append(Fix(
-                "Quote the value",
-                edits=(TextEdit(path, Span.of(problem.quote_line, start, problem.quote_line, start + len(stripped)),
-                                quote_yaml_value(stripped)),),
-                preferred=True,
-            ))
-        reporter.report("SK103", path, problem.span, problem.message, profile=profile, fixes=fixes)
-        _check_body(model, skill, reporter, dir_cache)
-        return
-    if file.not_mapping is not None:
-        reporter.report(
-            "SK104", path, file.not_mapping,
+        loaders = _check_yaml(judged, file)
+        if file.recovered is not None:
+            fields, duplicates = file.recovered.fields, file.recovered.duplicate_keys
+    elif file.not_mapping is not None:
+        judged.report(
+            "SK104", file.not_mapping,
             "the frontmatter must be a mapping of keys to values (name: ..., description: ...)",
-            profile=profile,
+            lambda runtime: runtime.not_a_mapping,
         )
-        _check_body(model, skill, reporter, dir_cache)
-        return
-    _check_fields(skill, reporter)
+        loaders = ()
+    if loaders:
+        # every other check runs on what the runtimes that loaded the frontmatter read
+        _check_fields(_Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
     _check_body(model, skill, reporter, dir_cache)
 
 
-def _check_fields(skill: SkillEntry, reporter: Reporter) -> None:
-    file = skill.file
+def _check_yaml(judged: _Judged, file: SkillFile) -> tuple[Runtime, ...]:
+    """SK103 for a frontmatter that does not parse, weighed by what each runtime does then; the runtimes
+    that still read its fields (Claude Code after its recovery)."""
+    problem = file.yaml_problem
+    assert problem is not None
+    path = judged.skill.path
+    recovered = file.recovered
+    repaired = sorted(recovered.quoted) if recovered is not None else []
+    shifted = recovered.shifted if recovered is not None else []
+
+    def what_it_did() -> str:
+        parts = []
+        if repaired:
+            parts.append("quoting " + _lines(repaired))
+        if shifted:
+            parts.append("replacing the tabs on " + _lines(shifted))
+        return " and ".join(parts)
+
+    def pick(runtime: Runtime) -> Outcome | None:
+        if runtime.recovers_yaml and recovered is not None:
+            return altered(f"loads it after {what_it_did()}")
+        return runtime.yaml_error
+
+    fixes = []
+    for line, (start, end) in (recovered.quoted.items() if recovered is not None else ()):
+        value = file.lines[line][start:end]
+        fixes.append(TextEdit(path, Span.of(line, start, line, end), quote_yaml_value(value)))
+    if not fixes and problem.quote_line is not None:
+        text = file.lines[problem.quote_line]
+        key, _, rest = text.partition(":")
+        stripped = rest.strip()
+        start = len(key) + 1 + (len(rest) - len(rest.lstrip()))
+        fixes.append(TextEdit(path, Span.of(problem.quote_line, start, problem.quote_line, start + len(stripped)),
+                              quote_yaml_value(stripped)))
+    offered = [Fix("Quote the value" if len(fixes) == 1 else "Quote the values (as Claude Code's recovery does)",
+                   edits=tuple(fixes), preferred=True)] if fixes else []
+    worst = max((outcome.consequence for outcome in (pick(each) for each in judged.runtimes) if outcome is not None),
+                default=Consequence.DROPPED)
+    # a runtime that discovers the skill loads it: say who does not (information for portability)
+    strict = "" if worst == Consequence.DROPPED else f"{STRICT_LOADERS} drop the skill; "
+    judged.report("SK103", problem.span, problem.message, pick, advice=strict + problem.advice, fixes=offered,
+                  data={"recovered": recovered is not None})
+    return tuple(each for each in judged.runtimes if each.recovers_yaml and recovered is not None)
+
+
+def _lines(numbers: list[int]) -> str:
+    shown = [str(number + 1) for number in numbers]
+    if len(shown) == 1:
+        return f"line {shown[0]}"
+    return "lines " + ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Field],
+                  dir_cache: dict[str, set[str] | None]) -> None:
+    skill = judged.skill
     path = skill.path
-    profile = skill.profile
-    known = FIELDS[profile]
+    runtimes = judged.runtimes
 
-    for duplicate in file.duplicate_keys:
-        reporter.report(
-            "SK103", path, duplicate.key_span,
-            f"invalid YAML: duplicate key '{duplicate.key}'; strict loaders reject the file and others keep only the last value",
-            profile=profile,
-        )
+    for duplicate in duplicates:
+        judged.report("SK103", duplicate.key_span, f"invalid YAML: duplicate key '{duplicate.key}'",
+                      lambda runtime: runtime.duplicate_key, advice="keep one of them")
 
-    for entry in file.fields.values():
+    for entry in fields.values():
         if entry.error is not None:
-            reporter.report("SK103", path, entry.value_span, f"invalid YAML in '{entry.key}': {entry.error}", profile=profile)
+            judged.report("SK103", entry.value_span, f"invalid YAML in '{entry.key}': {entry.error}",
+                          lambda runtime: runtime.wrong_type)
 
-    name_field = file.fields.get("name")
+    name_field = fields.get("name")
     expected = skill.dir_name
     if name_field is None:
-        reporter.report(
-            "SK105", path, file.line_span(0),
-            f"the frontmatter has no 'name'; add name: {expected} (it must equal the directory name)",
-            profile=profile,
+        judged.report(
+            "SK105", skill.file.line_span(0), "the frontmatter has no 'name'", lambda runtime: runtime.missing_name,
+            advice=f"add name: {expected} (the directory name)",
             fixes=[Fix(f"Add name: {expected}", edits=(TextEdit(path, Span.of(1, 0, 1, 0), f"name: {expected}\n"),), preferred=True)],
             data={"expected_name": expected},
         )
     elif name_field.error is None:
-        _check_name(skill, name_field, reporter)
+        _check_name(judged, name_field)
 
-    description = file.fields.get("description")
+    description = fields.get("description")
     if description is None:
-        message = "the frontmatter has no 'description'; it is what the model decides from whether the skill applies"
         line = (name_field.value_span.end.line + 1) if name_field is not None else 1
-        reporter.report(
-            "SK106", path, file.line_span(0), message, profile=profile,
+        judged.report(
+            "SK106", skill.file.line_span(0),
+            "the frontmatter has no 'description', the text the model decides from whether the skill applies",
+            lambda runtime: runtime.missing_description,
             fixes=[Fix("Add description", edits=(TextEdit(path, Span.of(line, 0, line, 0), "description: \n"),))],
         )
     elif description.error is None:
-        _check_description(skill, description, reporter)
+        _check_description(judged, description, fields, dir_cache)
 
-    for entry in file.fields.values():
+    for entry in fields.values():
         if entry.key in ("name", "description") or entry.error is not None:
             continue
-        spec = known.get(entry.key)
-        if spec is None:
-            near = closest(entry.key, list(known), 1)
-            if not near:
-                near = [k for k in known if k.replace("-", "_") == entry.key.replace("-", "_")][:1]
-            hint = did_you_mean(near) if near else ""
-            advice = "" if near else (
-                "; custom keys belong under 'metadata:'" if profile != Profile.CLAUDE else
-                f"; the {profile.value} profile knows {', '.join(sorted(known))}"
-            )
-            fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, entry.key_span, near[0]),), preferred=True)] if near else []
-            reporter.report(
-                "SK111", path, entry.key_span,
-                f"unknown field '{entry.key}' for {_profile_label(profile)} skill{hint}{advice}",
-                profile=profile, fixes=fixes, data={"closest": near},
-            )
+        readers = tuple(each for each in runtimes if each.field(entry.key) is not None)
+        if not any(each.knows(entry.key) for each in runtimes):
+            _unknown_key(judged, entry)
             continue
-        _check_type(skill, entry, spec.kind, spec.enum, reporter)
+        _check_type(judged, entry, readers)
 
-    compatibility = file.fields.get("compatibility")
-    if compatibility is not None and isinstance(compatibility.value, str) and len(compatibility.value) > COMPATIBILITY_LIMIT:
-        reporter.report(
-            "SK112", path, compatibility.value_span,
-            f"'compatibility' is {len(compatibility.value)} characters long; at most {COMPATIBILITY_LIMIT} are allowed",
-            profile=profile,
+    compatibility = fields.get("compatibility")
+    if compatibility is not None and isinstance(compatibility.value, str):
+        size = len(compatibility.value)
+        judged.report(
+            "SK112", compatibility.value_span, f"'compatibility' is {size} characters long",
+            lambda runtime: runtime.long_compatibility
+            if runtime.compatibility_limit is not None and size > runtime.compatibility_limit else None,
         )
 
 
-def _profile_label(profile: Profile) -> str:
-    return {Profile.AGENTDECK: "an AgentDeck", Profile.CLAUDE: "a Claude Code", Profile.SPEC: "an Agent Skills"}[profile]
+def _unknown_key(judged: _Judged, entry: Field) -> None:
+    """SK111: a key no runtime that discovers the skill reads. A typo of a real field (a close known key,
+    or a key of another file kind such as a subagent's 'tools') is a warning with its fix; any other key is
+    the author's own (information: it is ignored, or belongs under 'metadata:')."""
+    runtimes = judged.runtimes
+    key = entry.key
+    near: list[str] = []
+    for each in runtimes:
+        if key in claude_code.MISPLACED and each.key == "claude-code":
+            near = [claude_code.MISPLACED[key]]
+            break
+        known = list(each.fields)
+        near = closest(key, known, 1) or [k for k in known if k.replace("-", "_") == key.replace("-", "_")][:1]
+        if near:
+            break
+    names = join_labels((each.label for each in runtimes), "or")
+    if near:
+        severity, problem = Severity.WARNING, f"'{key}' is not a field {names} reads{did_you_mean(near)}"
+        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),), preferred=True)]
+    else:
+        custom = any(each.key in ("spec", "codex", "agentdeck", "vscode") for each in runtimes)
+        severity = Severity.INFORMATION
+        problem = f"'{key}' is not a field {names} reads; it is ignored" + (
+            " (custom keys belong under 'metadata:')" if custom else "")
+        fixes = []
+    judged.reporter.report("SK111", judged.skill.path, entry.key_span, problem, profile=judged.skill.profile,
+                           fixes=fixes, data={"closest": near}, severity=severity)
 
 
-def _check_name(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
+def _check_name(judged: _Judged, entry: Field) -> None:
+    skill = judged.skill
     path = skill.path
-    profile = skill.profile
     value = entry.value
     expected = skill.dir_name
 
     def set_fix() -> Fix:
         return Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not isinstance(value, str) or not value.strip():
-        shown = "empty" if isinstance(value, str) or value is None else f"a {_type_name(value)}"
-        reporter.report(
-            "SK107", path, entry.value_span if value is not None else entry.key_span,
-            f"'name' must be a non-empty string, not {shown}; write name: {expected}",
-            profile=profile, fixes=[set_fix()], data={"expected_name": expected},
+        shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
+        judged.report(
+            "SK107", entry.value_span if value is not None else entry.key_span, f"'name' must be a non-empty string, not {shown}",
+            lambda runtime: None if number and runtime.numbers_as_text else runtime.bad_text,
+            advice=f"write name: {expected}", fixes=[set_fix()], data={"expected_name": expected},
         )
-        return
-    problem = name_problem(value)
-    if problem is not None:
+        if not number:
+            return
+        value = str(value)
+    problems = {each.key: each.name_rule(value) for each in judged.runtimes if each.name_rule is not None}
+    found = [problem for problem in problems.values() if problem]
+    if found:
         suggestion = suggest_name(value)
         fixes = [Fix(f"Change to '{suggestion}'", edits=(TextEdit(path, entry.value_span, suggestion),),
                      preferred=suggestion == expected)] if suggestion else []
-        reporter.report(
-            "SK109", path, entry.value_span,
-            f"invalid name '{value}': {problem}" + (f"; for example '{suggestion}'" if suggestion else ""),
-            profile=profile, fixes=fixes, data={"suggestion": suggestion},
+        judged.report(
+            "SK109", entry.value_span, f"invalid name '{value}': {found[0]}",
+            lambda runtime: runtime.invalid_name if problems.get(runtime.key) else None,
+            advice=f"for example '{suggestion}'" if suggestion else "", fixes=fixes, data={"suggestion": suggestion},
         )
     if value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
         fixes = [set_fix()]
@@ -229,108 +292,102 @@ def _check_name(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
             target = skill.directory.with_name(value)
             if not target.exists():
                 fixes.append(Fix(f"Rename the directory to '{value}'", renames=(RenamePath(skill.directory, target),)))
-        if profile == Profile.CLAUDE:
-            message = (f"invoked as '{skill.key}' (the directory name); frontmatter name '{value}' is a display label, "
-                       "so users and agents list a name that differs from the one shown")
-        else:
-            message = (f"name '{value}' does not match the directory name '{expected}'; they must be equal "
-                       "or Deck.build() fails naming the bundle" if profile == Profile.AGENTDECK else
-                       f"name '{value}' does not match the directory name '{expected}'; the specification requires them to be equal")
-        reporter.report("SK108", path, entry.value_span, message, profile=profile, fixes=fixes,
-                        data={"expected_name": expected})
+        def mismatch(runtime: Runtime) -> Outcome | None:
+            said = runtime.name_mismatch
+            return said if said is None else Outcome(said.consequence, said.does.replace("{key}", skill.key))
+        judged.report("SK108", entry.value_span, f"name '{value}' differs from the directory name '{expected}'",
+                      mismatch, fixes=fixes, data={"expected_name": expected})
 
 
-def _check_description(skill: SkillEntry, entry: Field, reporter: Reporter) -> None:
-    path = skill.path
-    profile = skill.profile
+def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> int:
+    """Claude Code's skillListingMaxDescChars for the project of a `.claude/skills` root (its
+    .claude/settings.json, then settings.local.json); the default elsewhere. The files are looked at
+    through dir_cache, so that check's cache keeps an analysis only while they are unchanged."""
+    root = skill.root
+    if root is None or root.origin != "claude":
+        return claude_code.LISTING_CAP
+    settings_dir = root.path.parent
+    names = _list_dir(str(settings_dir), dir_cache)
+    texts = []
+    for name in claude_code.SETTINGS_FILES:
+        target = str(settings_dir / name)
+        _list_dir(target, dir_cache)  # a file: recorded (with its mtime) among the analysis' dependencies
+        if names is not None and name in names:
+            try:
+                texts.append(read_text(Path(target), 1024 * 1024))
+            except (OSError, FileTooLarge):
+                continue
+    return claude_code.listing_cap(texts)
+
+
+def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
+                       dir_cache: dict[str, set[str] | None]) -> None:
+    skill = judged.skill
     value = entry.value
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not isinstance(value, str) or not value.strip():
-        shown = "empty" if isinstance(value, str) or value is None else f"a {_type_name(value)}"
-        hint = "; quote it" if value is not None and not isinstance(value, (dict, list)) else ""
-        reporter.report(
-            "SK107", path, entry.value_span if value is not None else entry.key_span,
-            f"'description' must be a non-empty string, not {shown}{hint}", profile=profile,
+        shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
+        hint = "quote it" if value is not None and not isinstance(value, (dict, list)) else ""
+        judged.report(
+            "SK107", entry.value_span if value is not None else entry.key_span,
+            f"'description' must be a non-empty string, not {shown}",
+            lambda runtime: None if number and runtime.numbers_as_text else runtime.bad_text, advice=hint,
         )
         return
-    if profile == Profile.CLAUDE:
-        extra = skill.file.get_str("when_to_use") or ""
-        total = len(value) + len(extra)
-        if total > CLAUDE_LISTING_LIMIT:
-            what = "description and when_to_use are" if extra else "description is"
-            reporter.report(
-                "SK110", path, entry.value_span,
-                f"{what} {total} characters long; Claude Code cuts them at {CLAUDE_LISTING_LIMIT}, "
-                "so the rest never reaches the model", profile=profile,
-            )
-    elif len(value) > DESCRIPTION_LIMIT:
-        reporter.report(
-            "SK110", path, entry.value_span,
-            f"the description is {len(value)} characters long; at most {DESCRIPTION_LIMIT} are allowed",
-            profile=profile,
-        )
+    size = len(value)
+    extra_field = fields.get("when_to_use")
+    extra = extra_field.value if extra_field is not None and isinstance(extra_field.value, str) else ""
+    cap = _listing_cap(skill, dir_cache) if any(each.key == "claude-code" for each in judged.runtimes) else 0
+
+    def too_long(runtime: Runtime) -> Outcome | None:
+        if runtime.key == "claude-code":
+            if size + len(extra) > cap:
+                return altered(f"cuts it at {cap} characters in its listing, so the rest never reaches the model")
+            return None
+        if runtime.description_limit is not None and size > runtime.description_limit:
+            return runtime.long_description
+        return None
+    what = "description and when_to_use are" if extra and any(each.key == "claude-code" for each in judged.runtimes) \
+        and size + len(extra) > cap else "the description is"
+    judged.report("SK110", entry.value_span, f"{what} {size + (len(extra) if what != 'the description is' else 0)} "
+                  "characters long", too_long)
     if "\n" in value.strip("\n"):
-        reporter.report(
-            "SK113", path, entry.value_span,
-            "the description spans several lines; disclosure lists show one '- name: description' entry per line, "
-            "so use a folded scalar ('>') or a single line",
-            profile=profile,
+        # AgentDeck's disclosure block is one '- name: description' line per skill (seed 001)
+        judged.report(
+            "SK113", entry.value_span, "the description spans several lines",
+            lambda runtime: Outcome(Consequence.PORTABILITY, "lists one '- name: description' line per skill, so the "
+                                    "second line reads as something else") if runtime.key == "agentdeck" else None,
+            advice="use a folded scalar ('>') or a single line",
         )
     if "<" in value or ">" in value:
-        reporter.report(
-            "SK114", path, entry.value_span,
-            "the description contains '<' or '>'; Anthropic's packager rejects angle brackets in descriptions",
-            profile=profile,
+        # only an upload checks it: quick_validate.py (anthropics/skills), run by claude.ai and the API
+        judged.report(
+            "SK114", entry.value_span, "the description contains '<' or '>'",
+            lambda runtime: Outcome(Consequence.PORTABILITY, "rejects it on claude.ai or API upload (Anthropic's "
+                                    "quick_validate.py)") if runtime.key == "spec" else None,
         )
 
 
-def _type_name(value: object) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    if value is None:
-        return "null"
-    return type(value).__name__
-
-
-def _check_type(skill: SkillEntry, entry: Field, kind: str, enum: tuple[str, ...], reporter: Reporter) -> None:
-    value = entry.value
-    problem: str | None = None
-    if kind == "str" and not isinstance(value, str):
-        problem = f"'{entry.key}' must be a string, not a {_type_name(value)}"
-    elif kind == "bool" and not isinstance(value, bool):
-        problem = f"'{entry.key}' must be true or false, not {value!r}"
-    elif kind == "str|list":
-        if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
-            problem = f"'{entry.key}' must be a string or a list of strings, not a {_type_name(value)}"
-    elif kind == "mapping" and not isinstance(value, dict):
-        problem = f"'{entry.key}' must be a mapping, not a {_type_name(value)}"
-    elif kind == "str-map":
-        if not isinstance(value, dict):
-            problem = f"'{entry.key}' must be a mapping of string keys to string values, not a {_type_name(value)}"
-        else:
-            for key, item in value.items():
-                if not isinstance(key, str) or not isinstance(item, str):
-                    bad = key if not isinstance(key, str) else item
-                    problem = (f"'{entry.key}' values must be strings; '{key}' is a {_type_name(bad)} — quote it"
-                               if isinstance(key, str) else f"'{entry.key}' keys must be strings, not {key!r}")
-                    break
-    if problem is None and enum and isinstance(value, str) and value not in enum:
-        problem = f"'{entry.key}' must be one of {', '.join(enum)}; got '{value}'"
-    if problem is not None:
-        fixes = []
-        if kind == "bool" and isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
-            literal = "true" if value.strip().lower() in ("true", "yes") else "false"
-            fixes.append(Fix(f"Change to {literal}", edits=(TextEdit(skill.path, entry.value_span, literal),), preferred=True))
-        if enum and isinstance(value, str):
-            near = closest(value, list(enum), 1)
-            if near:
-                fixes.append(Fix(f"Change to '{near[0]}'", edits=(TextEdit(skill.path, entry.value_span, near[0]),), preferred=True))
-        reporter.report("SK107", skill.path, entry.value_span, problem, profile=skill.profile, fixes=fixes)
+def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> None:
+    problems = {}
+    for each in readers:
+        spec = each.field(entry.key)
+        assert spec is not None
+        found = value_problem(each, spec, entry.value)
+        if found is not None:
+            problems[each.key] = (found, spec)
+    if not problems:
+        return
+    (problem, literal), spec = next(iter(problems.values()))
+    fixes = []
+    if literal is not None:
+        fixes.append(Fix(f"Change to {literal}", edits=(TextEdit(judged.skill.path, entry.value_span, literal),), preferred=True))
+    if spec.enum and isinstance(entry.value, str):
+        near = closest(entry.value.strip(), list(spec.enum), 1)
+        if near:
+            fixes.append(Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.value_span, near[0]),), preferred=True))
+    judged.report("SK107", entry.value_span, problem,
+                  lambda runtime: runtime.wrong_type if runtime.key in problems else None, fixes=fixes, runtimes=readers)
 
 
 def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
@@ -515,3 +572,33 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
                 ".agents/skills/ or a Deck(skills=...) root) or add its parent to [tool.skill-lsp] roots")
     reporter.report("SK302", skill.path, skill.facts.first_line, f"no skill root discovers this SKILL.md{hint}",
                     profile=skill.profile)
+
+
+def load_verdicts(skill: SkillEntry, config: Config) -> list[tuple[Runtime, Consequence | None, str]]:
+    """For each runtime that discovers the skill: the worst consequence of its frontmatter for that runtime
+    (None: it loads it as written) and what it does, with the rule that says why ("skips the skill —
+    SK105 missing-name"). The hover and the code lens of a SKILL.md show it; the diagnostics say the same."""
+    reporter = Reporter(config, skill.file.ignores)
+    check_skill(None, skill, reporter, {})
+    verdicts: list[tuple[Runtime, Consequence | None, str]] = []
+    for each in skill.runtimes:
+        worst: tuple[int, str, str] | None = None
+        more = 0
+        for finding in reporter.findings:
+            said = finding.data.get("verdicts")
+            if not isinstance(said, dict) or each.label not in said:
+                continue
+            level, does = said[each.label]
+            if level < Consequence.ALTERED:
+                continue
+            if worst is None or level > worst[0]:
+                more += worst is not None
+                worst = (int(level), str(does), f"{finding.code} {BY_CODE[finding.code].name}")
+            else:
+                more += 1
+        if worst is None:
+            verdicts.append((each, None, "loads it"))
+        else:
+            extra = f" (and {more} more)" if more else ""
+            verdicts.append((each, Consequence(worst[0]), f"{worst[1]} — {worst[2]}{extra}"))
+    return verdicts

@@ -29,6 +29,7 @@ from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
 from ..rules.skills import name_problem
+from ..runtimes import discovering
 from . import features
 from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
 from .protocol import SkillProtocol
@@ -728,10 +729,12 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
     skill = model.skills.get(path)
     if skill is not None:
         found = features.frontmatter_key_at(skill.file, position)
-        text = features.skill_file_hover(model, skill, position)
-        if text is None or found is None:
+        text = features.skill_file_hover(model, skill, position, model.config_for(path, ls.settings.config))
+        if text is None:
             return None
-        entry = skill.file.fields[found[0]]
+        if found is None:  # the load verdict, anywhere in the frontmatter
+            return types.Hover(contents=_markdown(text), range=lines.range(ls.codec, skill.file.line_span(position.line)))
+        entry = skill.file.lenient_fields[found[0]]
         span = entry.value_span if found[1] else entry.key_span
         return types.Hover(contents=_markdown(text), range=lines.range(ls.codec, span))
     target = features.code_target(model, path, position)
@@ -852,8 +855,8 @@ def _frontmatter_completion(
     file = skill.file if skill is not None else features.parse_skill_text(text)
     if skill is not None and file.text != text:
         file = features.parse_skill_text(text)
-    profile = skill.profile if skill is not None else Profile.SPEC
-    entries = features.frontmatter_completion(file, profile, path.parent.name, position)
+    runtimes = skill.runtimes if skill is not None else discovering(None, None, Profile.SPEC)
+    entries = features.frontmatter_completion(file, runtimes, path.parent.name, position)
     if not entries:
         return None
     line = file.lines[position.line]
@@ -1075,6 +1078,9 @@ async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> li
         title=title, command="skillLsp.showReferences",
         arguments=[uri_of(path), {"line": rng.start.line, "character": rng.start.character},
                    [ls.protocol._converter.unstructure(location) for location in locations]],
+    )), types.CodeLens(range=rng, command=types.Command(
+        # the load verdict of each runtime that discovers the skill; informational (no command to run)
+        title=features.verdict_summary(skill, model.config_for(path, ls.settings.config)), command="",
     ))]
 
 

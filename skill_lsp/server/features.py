@@ -11,17 +11,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import Config
 from ..disclosure import (
     agent_disclosure,
+    agentdeck_cannot_load,
     available_skills_xml,
     options_disclosure,
     skill_entry,
 )
-from ..fields import FIELDS, FieldSpec
 from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
+from ..rules.skills import load_verdicts
+from ..runtimes import Consequence, FieldSpec, Runtime
 from ..skillfile import SkillFile
 from ..textutil import split_lines
 
@@ -121,10 +124,9 @@ def _fence(text: str, language: str = "text") -> str:
 
 
 def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
-    entry = available_skills_xml([skill]) if claude else skill_entry(skill)
     parts = [
         f"**{skill.key}** — {skill.profile.value} skill",
-        _fence(entry, "xml" if claude else "text"),
+        _agent_view(skill, claude),
         f"`{relative(skill.path, model)}`",
     ]
     preview = skill.body_preview()
@@ -155,6 +157,9 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         notes = []
         if disclosure.unresolved:
             notes.append("Left out (no such skill, build() fails): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
+        if disclosure.unloadable:
+            notes.append("Left out (AgentDeck cannot load it, build() fails): " + ", ".join(
+                f"`{name}` — {reason}" for name, reason in disclosure.unloadable))
         if not disclosure.instructions_known:
             notes.append("The instructions are not a literal; only the skills block is shown.")
         return "\n\n".join([header, _fence(disclosure.text), *notes])
@@ -168,8 +173,9 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
 
 
 def frontmatter_key_at(file: SkillFile, position: Position) -> tuple[str, bool] | None:
-    """(key, on_value) when position is on a frontmatter key or its value."""
-    for key, entry in file.fields.items():
+    """(key, on_value) when position is on a frontmatter key or its value (the keys a lenient loader
+    reads when the YAML needs its recovery)."""
+    for key, entry in file.lenient_fields.items():
         if _contains(entry.key_span, position):
             return key, False
         if _contains(entry.value_span, position):
@@ -177,38 +183,97 @@ def frontmatter_key_at(file: SkillFile, position: Position) -> tuple[str, bool] 
     return None
 
 
-def skill_file_hover(model: Model, skill: SkillEntry, position: Position) -> str | None:
-    found = frontmatter_key_at(skill.file, position)
+def in_frontmatter(file: SkillFile, position: Position) -> bool:
+    end = file.close_line if file.close_line is not None else (len(file.lines) - 1 if file.has_frontmatter else -1)
+    return file.has_frontmatter and 0 <= position.line <= end
+
+
+def verdict_lines(skill: SkillEntry, config: Config) -> list[str]:
+    """'Claude Code: loads it' and the like, one per runtime that discovers the skill."""
+    return [f"{each.label}: {does}" for each, _, does in load_verdicts(skill, config)]
+
+
+def verdict_summary(skill: SkillEntry, config: Config) -> str:
+    """The load verdicts in one line, for a code lens: 'Claude Code: loads · Codex: skips the skill'."""
+    parts = []
+    for each, consequence, does in load_verdicts(skill, config):
+        if consequence is None:
+            parts.append(f"{each.label}: loads")
+        else:
+            parts.append(f"{each.label}: {does.split(' — ')[0]}" if consequence == Consequence.DROPPED
+                         else f"{each.label}: loads, altered")
+    return " · ".join(parts)
+
+
+def _verdict_block(skill: SkillEntry, config: Config) -> str:
+    return "**Load verdict**\n\n" + "\n".join(f"- {line}" for line in verdict_lines(skill, config))
+
+
+def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config: Config | None = None) -> str | None:
+    """The hover of a SKILL.md's frontmatter: on a key, its documentation for the runtimes that read it;
+    on name/description, what an agent sees and who uses it; anywhere in the frontmatter, the load
+    verdict of each runtime that discovers the skill."""
+    file = skill.file
+    chosen = config if config is not None else Config()
+    found = frontmatter_key_at(file, position)
     if found is None:
-        return None
+        return _verdict_block(skill, chosen) if in_frontmatter(file, position) else None
     key, _ = found
-    profile = skill.profile
+    runtimes = skill.runtimes
     if key in ("name", "description"):
-        claude = profile == Profile.CLAUDE
-        lines = [f"**{key}** — {FIELDS[profile][key].doc}", "What an agent sees:",
-                 _fence(available_skills_xml([skill]) if claude else skill_entry(skill), "xml" if claude else "text")]
+        claude = skill.profile == Profile.CLAUDE
+        spec = _field_of(runtimes, key)
+        doc = spec[1].doc if spec is not None else ""
+        lines = [f"**{key}** — {doc}", "What an agent sees:", _agent_view(skill, claude)]
         users = model.agents_using(skill)
         if users:
             lines.append(f"Used by {len(users)} agent{'s' if len(users) != 1 else ''}:")
             lines += [f"- {_owner_label(owner)} — `{relative(path, model)}:{span.start.line + 1}`" for path, span, owner in users]
         else:
             lines.append("No agent in the workspace lists this skill.")
-        return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:])
-    spec = FIELDS[profile].get(key)
-    if spec is None:
-        near = closest(key, list(FIELDS[profile]), 1)
+        return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n\n" + _verdict_block(skill, chosen)
+    known = _field_of(runtimes, key)
+    if known is None:
+        if any(each.knows(key) for each in runtimes):
+            readers = [each.label for each in runtimes if each.knows(key)]
+            return f"**{key}** — parsed by {', '.join(readers)} for its own use; not a skill setting."
+        names = sorted({k for each in runtimes for k in each.fields})
+        near = closest(key, names, 1)
         hint = f" Did you mean `{near[0]}`?" if near else ""
-        return f"**{key}** — not a field of the {profile.value} profile.{hint}"
-    return field_doc(spec, profile)
+        labels = ", ".join(each.label for each in runtimes)
+        return f"**{key}** — not a field {labels} reads; it is ignored.{hint}"
+    return field_doc(known[1], known[0], runtimes)
 
 
-def field_doc(spec: FieldSpec, profile: Profile) -> str:
-    kind = {"str": "string", "bool": "boolean", "str|list": "string or list of strings", "mapping": "mapping",
-            "str-map": "mapping of strings", "any": "any"}[spec.kind]
-    text = f"**{spec.key}** ({kind}{', required' if spec.required and profile != Profile.CLAUDE else ''}) — {spec.doc}"
+def _agent_view(skill: SkillEntry, claude: bool) -> str:
+    """What an agent sees of the skill, or why it sees nothing: a skill AgentDeck cannot load is not
+    shown as an entry with an empty description (one model, one answer: SK103 says it is dropped)."""
+    reason = agentdeck_cannot_load(skill) if not claude and skill.profile == Profile.AGENTDECK else None
+    if reason is not None:
+        return f"No entry: AgentDeck cannot load this skill ({reason}), so `Deck.build()` fails."
+    return _fence(available_skills_xml([skill]) if claude else skill_entry(skill), "xml" if claude else "text")
+
+
+def _field_of(runtimes: tuple[Runtime, ...], key: str) -> tuple[Runtime, FieldSpec] | None:
+    for each in runtimes:
+        spec = each.field(key)
+        if spec is not None:
+            return each, spec
+    return None
+
+
+_KINDS = {"str": "string", "bool": "boolean", "str|list": "string or list of strings", "mapping": "mapping",
+          "str-map": "mapping of strings", "any": "any", "hint": "string (a list is joined)", "shell": "shell name",
+          "effort": "level or integer", "context": "inline or fork"}
+
+
+def field_doc(spec: FieldSpec, runtime: Runtime, runtimes: tuple[Runtime, ...] = ()) -> str:
+    required = spec.required and runtime.key != "claude-code"
+    text = f"**{spec.key}** ({_KINDS[spec.kind]}{', required' if required else ''}) — {spec.doc}"
     if spec.enum:
         text += "\n\nOne of: " + ", ".join(f"`{value}`" for value in spec.enum)
-    return text + f"\n\n_{profile.value} profile_"
+    readers = [each.label for each in runtimes or (runtime,) if each.field(spec.key) is not None]
+    return text + f"\n\n_read by {', '.join(readers)}_"
 
 
 def _owner_label(owner: AgentEntry | OptionsEntry) -> str:
@@ -368,8 +433,10 @@ def completion_registries(model: Model, path: Path, context: StringContext, text
     return [registry], False
 
 
-def frontmatter_completion(file: SkillFile, profile: Profile, dir_name: str, position: Position) -> list[tuple[str, str, str, str]]:
-    """(label, insert text, kind, documentation) for a frontmatter position; [] outside it."""
+def frontmatter_completion(file: SkillFile, runtimes: tuple[Runtime, ...], dir_name: str,
+                           position: Position) -> list[tuple[str, str, str, str]]:
+    """(label, insert text, kind, documentation) for a frontmatter position; [] outside it. Keys are those
+    of the runtimes that discover the skill."""
     if not file.has_frontmatter or position.line == 0:
         return []
     end = file.close_line if file.close_line is not None else len(file.lines)
@@ -377,19 +444,24 @@ def frontmatter_completion(file: SkillFile, profile: Profile, dir_name: str, pos
         return []
     line = file.lines[position.line]
     before = line[: position.column]
-    fields = FIELDS[profile]
+    fields: dict[str, tuple[Runtime, FieldSpec]] = {}
+    for each in runtimes:
+        for key, spec in each.fields.items():
+            fields.setdefault(key, (each, spec))
     if ":" not in before:
         if before.startswith((" ", "\t", "-")):
             return []
         # the keys written so far, even while the YAML does not parse
         present = {match.group(1) for text in file.lines[1:end] if (match := re.match(r"^([\w-]+)\s*:", text))}
-        return [(key, f"{key}: ", "key", field_doc(spec, profile)) for key, spec in fields.items() if key not in present]
+        return [(key, f"{key}: ", "key", field_doc(spec, owner, runtimes)) for key, (owner, spec) in fields.items()
+                if key not in present]
     key = before.split(":", 1)[0].strip()
-    spec = fields.get(key)
+    found = fields.get(key)
     if key == "name":
         return [(dir_name, dir_name, "value", "The directory name: the name must equal it.")]
-    if spec is None:
+    if found is None:
         return []
+    spec = found[1]
     if spec.kind == "bool":
         return [(value, value, "value", spec.doc) for value in ("true", "false")]
     if spec.enum:

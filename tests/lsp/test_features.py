@@ -185,10 +185,10 @@ async def test_document_links_and_code_lens(client: LanguageClient, workspace: P
     links = await client.text_document_document_link_async(types.DocumentLinkParams(text_document=doc(skill)))
     assert [link.target for link in links] == [uri(skill.parent / "references/rates.md")]
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc(skill)))
-    assert [lens.command.title for lens in lenses] == ["used by 1 agent"]
+    assert [lens.command.title for lens in lenses] == ["used by 1 agent", "AgentDeck: loads"]
     broken = workspace / ".agentdeck/skills/broken/SKILL.md"
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(text_document=doc(broken)))
-    assert [lens.command.title for lens in lenses] == ["used by 0 agents"]
+    assert lenses[0].command.title == "used by 0 agents"
 
 
 async def test_disclosure_command(client: LanguageClient, workspace: Path) -> None:

@@ -11,7 +11,8 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
-import type { ServerCommand } from "./python";
+import { distinctActions } from "./dedupe";
+import type { Located } from "./python";
 
 export const CLIENT_ID = "skillLsp";
 export const CLIENT_NAME = "Skill LSP";
@@ -37,12 +38,22 @@ export interface ServerSettings {
   userSkillsDir: string;
 }
 
-/** SKILL.md whatever its language mode, and Python files (saved or not). */
+/**
+ * SKILL.md whatever its language mode (VS Code's own `skill` language, or
+ * Markdown, which this extension makes the default for SKILL.md: see the
+ * README), Claude subagent files, and the code that declares agents: Python,
+ * TypeScript and JavaScript, saved or not. The server ignores a file it has
+ * nothing to say about.
+ */
 export const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: "file", pattern: "**/SKILL.md" },
   { scheme: "file", pattern: "**/skill.md" },
-  { scheme: "file", language: "python" },
-  { scheme: "untitled", language: "python" },
+  { scheme: "file", language: "skill" },
+  { scheme: "file", pattern: "**/.claude/agents/*.md" },
+  ...["python", "typescript", "typescriptreact", "javascript", "javascriptreact"].flatMap((language) => [
+    { scheme: "file", language },
+    { scheme: "untitled", language },
+  ]),
 ];
 
 export function serverSettings(scope?: vscode.Uri): ServerSettings {
@@ -62,7 +73,7 @@ export function serverSettings(scope?: vscode.Uri): ServerSettings {
 }
 
 export function createClient(
-  server: ServerCommand,
+  server: Located,
   outputChannel: vscode.LogOutputChannel,
 ): LanguageClient {
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
@@ -80,6 +91,11 @@ export function createClient(
     traceOutputChannel: outputChannel,
     initializationOptions: () => serverSettings(),
     middleware: {
+      // Two diagnostics on one spot may bring the same fix; list it once.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        return actions ? distinctActions(actions) : actions;
+      },
       workspace: {
         // Answer for `skillLsp` with the same object as initializationOptions,
         // scoped to the folder the server asks about.

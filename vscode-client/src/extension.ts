@@ -8,14 +8,15 @@ import { DISCLOSURE_SCHEME, DisclosureDocuments, showDisclosure } from "./disclo
 import { findServer, onInterpreterChange } from "./python";
 import { showReferences } from "./references";
 
-const INSTALL_COMMAND = "pip install skill-lsp";
-
 /** Starts, stops and restarts the server, one operation after another. */
 class ServerController {
   private running: LanguageClient | undefined;
   private lifecycle: Promise<void> = Promise.resolve();
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly extensionPath: string,
+  ) {}
 
   get client(): LanguageClient | undefined {
     return this.running;
@@ -40,9 +41,10 @@ class ServerController {
   private async startNow(): Promise<void> {
     const resource =
       vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-    const server = await findServer(this.log, resource);
+    const { server, failedSetting } = await findServer(this.log, resource, this.extensionPath);
     if (!server) {
-      void reportNoServer();
+      this.log.error("No way to run the server: every place above was looked at.");
+      void reportNoServer(this.log, failedSetting);
       return;
     }
     this.log.info(`Starting the server (${server.origin}): ${server.command} ${server.args.join(" ")}`);
@@ -71,7 +73,7 @@ let controller: ServerController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
-  const server = new ServerController(log);
+  const server = new ServerController(log, context.extensionPath);
   controller = server;
   const disclosures = new DisclosureDocuments();
 
@@ -117,22 +119,20 @@ export async function deactivate(): Promise<void> {
   controller = undefined;
 }
 
-async function reportNoServer(): Promise<void> {
+async function reportNoServer(log: vscode.LogOutputChannel, failedSetting: string | undefined): Promise<void> {
+  const problem =
+    failedSetting === undefined
+      ? "no Python 3.10 or later could run the bundled server (install Python 3, or set skillLsp.server.path)"
+      : `skillLsp.server.path "${failedSetting}" cannot be run`;
   const choice = await vscode.window.showErrorMessage(
-    "Skill LSP: no server found. Set skillLsp.server.path, select a Python interpreter that has skill-lsp installed, or put skill-lsp on PATH (the Skill LSP output lists what was tried).",
+    `Skill LSP: ${problem}. The Skill LSP output lists every place looked at.`,
+    "Show Output",
     "Open Settings",
-    "How to Install",
   );
-  if (choice === "Open Settings") {
-    await vscode.commands.executeCommand("workbench.action.openSettings", "skillLsp.server.path");
-  } else if (choice === "How to Install") {
-    const copy = await vscode.window.showInformationMessage(
-      `Install the server into the Python environment VS Code uses, or anywhere on PATH: ${INSTALL_COMMAND}`,
-      "Copy Command",
-    );
-    if (copy) {
-      await vscode.env.clipboard.writeText(INSTALL_COMMAND);
-    }
+  if (choice === "Show Output") {
+    log.show();
+  } else if (choice === "Open Settings") {
+    await vscode.commands.executeCommand("workbench.action.openSettings", "skillLsp.server");
   }
 }
 

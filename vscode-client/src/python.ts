@@ -1,70 +1,85 @@
-// Finding the server: an explicit path, the Python extension's interpreter, or
-// `skill-lsp` on PATH, in that order. Every step says in the log why it was
-// skipped, so a user who ends up with no server can see what was tried.
+// Finding the server in VS Code: gathers the settings, the workspace trust,
+// the Python extension's interpreter and PATH, lets `locate.ts` choose, and
+// runs `launch.py --check` on each interpreter it considers. Everything it
+// looked at goes to the log, so a user with no server can see why.
 
 import { execFile } from "node:child_process";
 import { constants as fsConstants } from "node:fs";
-import { access } from "node:fs/promises";
+import { access, realpath, stat } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { PythonExtension } from "@vscode/python-extension";
 import * as vscode from "vscode";
+import { type LocateEnvironment, type Outcome, type Probe, locateServer } from "./locate";
 
-/** How to start the server, and where that answer came from (for the log). */
-export interface ServerCommand {
-  readonly command: string;
-  readonly args: string[];
-  readonly origin: "setting" | "python" | "path";
-}
+export type { Located } from "./locate";
 
-const MODULE = "skill_lsp";
-const EXECUTABLE = "skill-lsp";
-const IMPORT_CHECK_TIMEOUT_MS = 10_000;
+// Starting Python and importing the server and its compiled modules takes
+// about a second; a machine under load gets twenty.
+const CHECK_TIMEOUT_MS = 20_000;
 
-/**
- * Finds the server for `resource`'s workspace folder, or returns undefined
- * when every way failed (the reasons are in `log`).
- */
+/** Decides how to run the server for `resource`'s folder, writing each place it looked at to `log`. */
 export async function findServer(
   log: vscode.LogOutputChannel,
   resource: vscode.Uri | undefined,
-): Promise<ServerCommand | undefined> {
-  const config = vscode.workspace.getConfiguration("skillLsp.server", resource);
-  const args = config.get<string[]>("args", ["serve"]);
-
-  const configured = config.get<string>("path", "").trim();
-  if (configured) {
-    // A bare name ("skill-lsp") is looked up on PATH, as a shell would.
-    const command = isBareName(configured)
-      ? await findOnPath(configured)
-      : expandPath(configured, resource);
-    if (command && (await isExecutable(command))) {
-      return { command, args, origin: "setting" };
-    }
-    // An explicit setting that does not work is reported, not papered over
-    // with a different server the user did not ask for.
-    log.error(`skillLsp.server.path is set to "${configured}", which is not an executable file.`);
-    return undefined;
+  extensionPath: string,
+): Promise<Outcome> {
+  const config = vscode.workspace.getConfiguration("skillLsp", resource);
+  const inspected = config.inspect<string>("server.path");
+  const folders = orderedFolders(resource);
+  const launcher = path.join(extensionPath, "bundled", "tool", "launch.py");
+  const trusted = vscode.workspace.isTrusted;
+  if (!trusted) {
+    log.info("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; nothing the workspace holds is run.");
   }
-
-  if (!vscode.workspace.isTrusted) {
-    log.info("Restricted Mode: not taking the server from the workspace's Python environment.");
-  } else {
-    const python = await activeInterpreter(log, resource);
-    if (python) {
-      if (await hasModule(python, log)) {
-        return { command: python, args: ["-m", MODULE, ...args], origin: "python" };
+  const env: LocateEnvironment = {
+    trusted,
+    platform: process.platform,
+    folders,
+    serverPath: {
+      user: inspected?.globalValue,
+      workspace: inspected?.workspaceFolderValue ?? inspected?.workspaceValue,
+    },
+    serverArgs: serverArgs(config, trusted),
+    importStrategy: config.get<string>("importStrategy") === "fromEnvironment" ? "fromEnvironment" : "useBundled",
+    launcher,
+    pathDirs: (process.env.PATH ?? "").split(path.delimiter),
+    home: os.homedir(),
+    pythonExtension: () => selectedInterpreter(resource),
+    isExecutable,
+    realpath: async (file) => {
+      try {
+        return await realpath(file);
+      } catch {
+        return file;
       }
-      log.info(`The selected interpreter ${python} cannot import ${MODULE}.`);
-    }
+    },
+    probe: (python) => probe(python, launcher),
+  };
+  const outcome = await locateServer(env);
+  for (const line of outcome.looked) {
+    log.info(`Looked at ${line}`);
   }
+  if (outcome.server?.probe) {
+    log.info(`Python ${outcome.server.probe.python}, YAML loader: ${outcome.server.probe.yamlLoader}.`);
+  }
+  return outcome;
+}
 
-  const onPath = await findOnPath(EXECUTABLE);
-  if (onPath) {
-    return { command: onPath, args, origin: "path" };
+/** `skillLsp.server.args`; in Restricted Mode only the user's value counts. */
+function serverArgs(config: vscode.WorkspaceConfiguration, trusted: boolean): string[] {
+  if (trusted) {
+    return config.get<string[]>("server.args", ["serve"]);
   }
-  log.info(`No "${EXECUTABLE}" executable on PATH.`);
-  return undefined;
+  const inspected = config.inspect<string[]>("server.args");
+  return inspected?.globalValue ?? inspected?.defaultValue ?? ["serve"];
+}
+
+function orderedFolders(resource: vscode.Uri | undefined): string[] {
+  const first = resource && vscode.workspace.getWorkspaceFolder(resource);
+  const all = (vscode.workspace.workspaceFolders ?? []).filter((folder) => folder.uri.scheme === "file");
+  const ordered = first ? [first, ...all.filter((folder) => folder !== first)] : all;
+  return ordered.map((folder) => folder.uri.fsPath);
 }
 
 /**
@@ -89,86 +104,60 @@ async function pythonApi(): Promise<PythonExtension | undefined> {
   }
 }
 
-async function activeInterpreter(
-  log: vscode.LogOutputChannel,
-  resource: vscode.Uri | undefined,
-): Promise<string | undefined> {
+async function selectedInterpreter(resource: vscode.Uri | undefined): Promise<{ path: string } | { none: string }> {
   const api = await pythonApi();
   if (!api) {
-    log.info("The Python extension (ms-python.python) is not installed or not active.");
-    return undefined;
+    return { none: "the Python extension (ms-python.python) is not installed or not active" };
   }
   try {
     const envPath = api.environments.getActiveEnvironmentPath(resource);
     const env = await api.environments.resolveEnvironment(envPath);
     const executable = env?.executable.uri?.fsPath;
-    if (!executable) {
-      log.info(`The Python extension's environment ${envPath.path} has no interpreter.`);
-    }
-    return executable;
+    return executable ? { path: executable } : { none: `its environment ${envPath.path} has no interpreter` };
   } catch (error) {
-    log.warn(`The Python extension could not resolve the interpreter: ${String(error)}`);
-    return undefined;
+    return { none: `it could not resolve the interpreter (${String(error)})` };
   }
 }
 
-function hasModule(python: string, log: vscode.LogOutputChannel): Promise<boolean> {
+/** Runs `python -I launch.py --check` and reads its one JSON line. */
+function probe(python: string, launcher: string): Promise<Probe> {
   return new Promise((resolve) => {
     execFile(
       python,
-      ["-c", `import ${MODULE}`],
-      { timeout: IMPORT_CHECK_TIMEOUT_MS, windowsHide: true },
-      (error) => {
-        if (error) {
-          log.debug(`${python} -c "import ${MODULE}" failed: ${error.message}`);
+      ["-I", launcher, "--check"],
+      { timeout: CHECK_TIMEOUT_MS, windowsHide: true },
+      (error, stdout, stderr) => {
+        const line = stdout.trim().split(/\r?\n/).pop() ?? "";
+        try {
+          const answer = JSON.parse(line) as Record<string, unknown>;
+          if (answer.ok === true) {
+            resolve({
+              ok: true,
+              python: String(answer.python),
+              server: String(answer.server),
+              yamlLoader: String(answer.yamlLoader),
+            });
+            return;
+          }
+          if (typeof answer.error === "string") {
+            resolve({ ok: false, error: answer.error });
+            return;
+          }
+        } catch {
+          // Not the launcher's answer: an interpreter too old for `-I`, a crash, a timeout.
         }
-        resolve(!error);
+        const detail = (stderr.trim().split(/\r?\n/).pop() ?? "") || (error ? error.message : "no answer");
+        resolve({ ok: false, error: `cannot run the bundled server (${detail})` });
       },
     );
   });
 }
 
-/** The first `name` on PATH that is an executable file, as a shell would find it. */
-async function findOnPath(name: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter((dir) => dir !== "");
-  const extensions =
-    process.platform === "win32"
-      ? (process.env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";").filter((ext) => ext !== "")
-      : [""];
-  for (const dir of dirs) {
-    for (const ext of extensions) {
-      const candidate = path.join(dir, name + ext);
-      if (await isExecutable(candidate)) {
-        return candidate;
-      }
-    }
-  }
-  return undefined;
-}
-
 async function isExecutable(file: string): Promise<boolean> {
   try {
     await access(file, fsConstants.X_OK);
-    return true;
+    return (await stat(file)).isFile();
   } catch {
     return false;
   }
-}
-
-function isBareName(value: string): boolean {
-  return !/[/\\]/.test(value) && !value.startsWith("~") && !value.includes("${");
-}
-
-/** Expands a leading `~` and `${workspaceFolder}` / `${userHome}` in a setting. */
-function expandPath(value: string, resource: vscode.Uri | undefined): string {
-  const folder =
-    (resource && vscode.workspace.getWorkspaceFolder(resource)) ??
-    vscode.workspace.workspaceFolders?.[0];
-  let expanded = value
-    .replace(/\$\{userHome\}/g, os.homedir())
-    .replace(/\$\{workspaceFolder\}/g, folder?.uri.fsPath ?? "");
-  if (expanded === "~" || expanded.startsWith("~/") || expanded.startsWith("~\\")) {
-    expanded = path.join(os.homedir(), expanded.slice(1));
-  }
-  return path.resolve(folder?.uri.fsPath ?? os.homedir(), expanded);
 }

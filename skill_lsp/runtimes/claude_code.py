@@ -1,0 +1,204 @@
+"""Claude Code and the Claude Agent SDK as a runtime: what their SKILL.md loader accepts, recovers and ignores.
+
+Facts from Claude Code's CHANGELOG (anthropics/claude-code, read at 2.1.240) and its 2.1.3xx npm release;
+the Agent SDK (Python 0.2.143, TypeScript 0.3.333) starts Claude Code and loads skills through it:
+
+- 2.1.69: "Fixed skill descriptions with colons (e.g., "Triggers include: X, Y, Z") failing to load" — on a
+  YAML error the loader retries after quoting single-line `key: value` lines whose value holds `: ` or a YAML
+  indicator character, and after replacing leading tabs (see `recover_lines`).
+- 2.1.186: "Improved malformed SKILL.md YAML frontmatter handling: loads the skill body with empty metadata
+  instead of failing silently"; `claude plugin validate` (2.1.233): "At runtime the skill loads with empty
+  metadata". Also 2.1.186: `display-name`, `default-enabled`, `fallback` and `metadata.*` keys accept
+  kebab-case, snake_case and camelCase.
+- 2.1.69: "Fixed project skills without a `description:` frontmatter field not appearing in Claude's
+  available skills list" — a skill without a description is listed.
+- 2.1.218: `yes`/`no`/`on`/`off`/`1`/`0` (case-insensitive) accepted for skill frontmatter booleans, alongside
+  `true`/`false`; `context: fork` skills run in the background by default, `background: false` opts out.
+- 2.1.47: a bare-number `name` or `description` is coerced to a string; an `argument-hint` written as a YAML
+  sequence (`[topic: foo | bar]`) is coerced to a string.
+- 2.1.80: `effort` frontmatter for skills; 2.1.152: `disallowed-tools`; 2.1.84: `paths` as a YAML list;
+  2.1.0: `context: fork`, `hooks`, `allowed-tools` as a YAML list, `user-invocable`.
+- 2.1.105: the listing cap raised to 1,536 characters per description (+ `when_to_use`), with a startup
+  warning when descriptions are cut; the cap is the `skillListingMaxDescChars` setting.
+- The 2.1.3xx schema (RUNTIMES.md): `effort` is a level or an integer, `context` is `inline` or `fork` (null
+  allowed), `shell` is trimmed and lower-cased (an unknown shell warns and falls back to bash),
+  `disallowedTools` is an alias of `disallowed-tools`, `metadata` is a free-form map kept on the skill; the
+  keys in `INTERNAL_KEYS` are parsed and used internally; every other key is ignored. A `name` over 256
+  characters is ignored with a warning.
+- Angle brackets and the 1,024-character limit belong to claude.ai / API upload, not to skills loaded from
+  disk (they are the checks of `quick_validate.py`, anthropics/skills).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from . import FieldSpec, Runtime, altered
+from .spec import FIELDS as SPEC_FIELDS
+
+LISTING_CAP = 1536  # skillListingMaxDescChars' default (2.1.105)
+NAME_CAP = 256  # a longer name is ignored with a warning
+SETTINGS_FILES = ("settings.json", "settings.local.json")  # .claude/, the later one wins
+
+FIELDS: dict[str, FieldSpec] = {
+    **{key: spec for key, spec in SPEC_FIELDS.items() if key in ("metadata", "allowed-tools")},
+    "name": FieldSpec("name", "str", "Display label for the skill; the skill is invoked by its directory name. Optional."),
+    "description": FieldSpec("description", "str", "What the skill does and when to use it. Claude decides from it "
+                             "whether to load the skill; recommended (a skill without one is still listed)."),
+    "metadata": FieldSpec("metadata", "mapping", "A free-form mapping kept on the loaded skill."),
+    "when_to_use": FieldSpec("when_to_use", "str", "Extra guidance on when Claude should use the skill; appended to the "
+                             "description (the two are cut at 1,536 characters together)."),
+    "argument-hint": FieldSpec("argument-hint", "hint", "Hint shown in autocomplete for the arguments, e.g. `[issue-number]` "
+                               "(a YAML list is joined into a string, 2.1.47)."),
+    "arguments": FieldSpec("arguments", "any", "Named positional arguments for `$name` substitution in the body."),
+    "disable-model-invocation": FieldSpec("disable-model-invocation", "bool", "`true` stops Claude from loading the skill "
+                                          "by itself; only the user can invoke it."),
+    "user-invocable": FieldSpec("user-invocable", "bool", "`false` hides the skill from the `/` menu; Claude can still load it."),
+    "allowed-tools": FieldSpec("allowed-tools", "str|list", "Tools Claude may use without asking while the skill is active "
+                               "(string or list)."),
+    "disallowed-tools": FieldSpec("disallowed-tools", "str|list", "Tools removed from the model while the skill is active "
+                                  "(string or list; `disallowedTools` is an alias)."),
+    "model": FieldSpec("model", "str", "The model to use while the skill is active (`inherit` or a model id)."),
+    "effort": FieldSpec("effort", "effort", "Effort level while the skill is active: a level or an integer.",
+                        enum=("low", "medium", "high", "xhigh", "max")),
+    "context": FieldSpec("context", "context", "`fork` runs the skill in a forked sub-agent context; `inline` (the "
+                         "default) runs it in the conversation.", enum=("inline", "fork")),
+    "agent": FieldSpec("agent", "str", "The sub-agent type to use with `context: fork`."),
+    "background": FieldSpec("background", "bool", "With `context: fork`: whether the forked skill runs in the background "
+                            "(the default since 2.1.218; `false` opts out)."),
+    "hooks": FieldSpec("hooks", "mapping", "Hooks scoped to the skill's lifecycle."),
+    "paths": FieldSpec("paths", "str|list", "Glob patterns that limit when the skill is activated automatically."),
+    "shell": FieldSpec("shell", "shell", "Shell for `!` command blocks in the body (trimmed and lower-cased; an unknown "
+                       "shell falls back to bash).", enum=("bash", "powershell")),
+}
+
+# Parsed and used internally (plugin and marketplace machinery), never reported as unknown.
+INTERNAL_KEYS = frozenset({
+    "version", "fallback", "created_by", "improved_by", "mcpServers", "lspServers", "agents", "outputStyles", "themes",
+    "workflows", "channels", "monitors", "settings", "userConfig", "defaultEnabled", "experimental", "dependencies",
+    "displayName", "author", "homepage", "repository", "license", "keywords",
+    # 2.1.186: these accept kebab-case, snake_case and camelCase
+    "display-name", "display_name", "default-enabled", "default_enabled",
+    # the specification's fields: not in Claude Code's schema, ignored without harm (portable skills carry them)
+    "compatibility",
+})
+
+ALIASES = {"disallowedTools": "disallowed-tools"}
+
+# Keys of other file kinds that authors put in a skill expecting them to work: a warning, with the skill's own
+# key ('tools' restricts a subagent, .claude/agents/*.md; a skill's is allowed-tools).
+MISPLACED = {"tools": "allowed-tools"}
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f<>]")
+
+
+def name_problem(name: str) -> str | None:
+    """Why Claude Code does not use a frontmatter name as the display label, or None: a name over 256
+    characters is ignored with a warning; control characters and angle brackets are rejected."""
+    if len(name) > NAME_CAP:
+        return f"it is {len(name)} characters long; Claude Code ignores names over {NAME_CAP}"
+    if _CONTROL.search(name):
+        return "Claude Code rejects control characters and '<' or '>' in a name"
+    return None
+
+
+# -- the parse's recovery (2.1.69) ----------------------------------------------------------------
+
+_LINE = re.compile(r"^([ \t]*)([^\s#:'\"\-][^:]*?|-[^\s:][^:]*?):[ \t]+(\S.*?)[ \t]*$")
+_INDICATORS = frozenset("{}[]*&#!|>%@`")
+_BLOCK = re.compile(r"^[|>][+-]?\d?$")
+TAB_WIDTH = 2  # the width a leading tab is replaced with (not documented; two spaces)
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """The frontmatter lines after Claude Code's repair: which lines were quoted (the original value's
+    columns, start and end), and how many columns a line's leading tabs moved it."""
+
+    lines: list[str]
+    quoted: dict[int, tuple[int, int]]
+    shifted: dict[int, int]
+
+
+def _needs_quotes(value: str) -> bool:
+    if value[0] in "'\"" and value[-1] == value[0] and len(value) > 1:
+        return False  # already quoted
+    if _BLOCK.match(value):
+        return False  # a block scalar's indicator (`description: |`)
+    return ": " in value or any(ch in _INDICATORS for ch in value)
+
+
+def quote(value: str) -> str:
+    """A double-quoted YAML scalar holding value exactly (what the recovery writes, and the quick fix)."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def recover_lines(lines: list[str]) -> Recovery | None:
+    """The frontmatter lines (without the `---` lines) Claude Code parses on its second try, or None when
+    the repair changes nothing (the second try would fail the same way)."""
+    out: list[str] = []
+    quoted: dict[int, tuple[int, int]] = {}
+    shifted: dict[int, int] = {}
+    for number, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip("\t"))
+        if indent:
+            line = " " * (TAB_WIDTH * indent) + line[indent:]
+            shifted[number] = (TAB_WIDTH - 1) * indent
+        match = _LINE.match(line)
+        if match and _needs_quotes(match.group(3)):
+            start = match.start(3) - shifted.get(number, 0)
+            quoted[number] = (start, start + len(match.group(3)))
+            line = line[: match.start(3)] + quote(match.group(3))
+        out.append(line)
+    if not quoted and not shifted:
+        return None
+    return Recovery(out, quoted, shifted)
+
+
+# -- the listing cap ------------------------------------------------------------------------------
+
+
+def listing_cap(settings_texts: list[str]) -> int:
+    """skillListingMaxDescChars from the project's .claude/settings.json and settings.local.json texts (in
+    that order; a later file wins), or the default when neither sets a positive integer."""
+    cap = LISTING_CAP
+    for text in settings_texts:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            continue
+        value = data.get("skillListingMaxDescChars") if isinstance(data, dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            cap = value
+    return cap
+
+
+RUNTIME = Runtime(
+    key="claude-code",
+    label="Claude Code",
+    fields=FIELDS,
+    silent_keys=INTERNAL_KEYS,
+    aliases=ALIASES,
+    # after the recovery failed too (2.1.186)
+    yaml_error=altered("loads the body with empty metadata (no description, no settings)"),
+    recovers_yaml=True,
+    missing_name=None,  # the directory name is the skill's name
+    missing_description=altered("lists it with nothing for the model to choose it by"),
+    not_a_mapping=altered("loads the body with empty metadata"),
+    bad_text=altered("ignores the value"),
+    # {key}: the name it is invoked by (the directory's, with a plugin's prefix)
+    name_mismatch=altered("invokes it as '{key}' (the directory name) and shows the frontmatter name as a display label"),
+    # a display label: any text but control characters and angle brackets, at most 256 characters
+    invalid_name=altered("ignores it and shows the directory name"),
+    name_rule=name_problem,
+    description_limit=None,  # the listing cap, read per project (listing_cap)
+    long_description=None,
+    wrong_type=altered("ignores the value"),
+    lenient_booleans=True,
+    numbers_as_text=True,
+    duplicate_key=altered("keeps one of the values (which one is not documented)"),
+    source="anthropics/claude-code CHANGELOG (2.1.0-2.1.240)",
+)

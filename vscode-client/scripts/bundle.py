@@ -1,0 +1,145 @@
+"""Builds bundled/libs: the skill-lsp server and its Python dependencies for one VS Code target.
+
+    python3 scripts/bundle.py [--target linux-x64] [--pythons 3.10,3.11,...]
+
+The server is built as a wheel from this repository, then installed with its dependencies from
+the registry's wheels (never built from source, so a cross-target build is the same as a native
+one) into bundled/libs/cp3XY, once per Python version: the compiled ones (tree-sitter and its
+grammars, PyYAML's C loader, rapidfuzz) are specific to a Python version and platform. uv does the
+installing because, unlike `pip install --target --platform`, it evaluates each dependency's
+environment markers for the target (cattrs needs exceptiongroup on 3.10 only), not for the Python
+running this script. A version with no wheels for the target is left out, with a warning; the
+launcher (bundled/tool/launch.py) names the versions a build has. bundled/libs/manifest.json
+records the target, the versions and the modules the launcher imports to check an interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+CLIENT = Path(__file__).resolve().parent.parent
+REPOSITORY = CLIENT.parent
+BUNDLE = CLIENT / "bundled" / "libs"
+WORK = CLIENT / "build"
+
+# VS Code's platform targets (`vsce package --target`) and the platform uv resolves wheels for.
+# manylinux_2_28 (glibc 2.28: Debian 10, Ubuntu 20.04, RHEL 8): rapidfuzz has no older tag for
+# Python 3.14. Alpine is not a target: watchdog publishes no musllinux wheel.
+TARGETS = {
+    "linux-x64": "x86_64-manylinux_2_28",
+    "linux-arm64": "aarch64-manylinux_2_28",
+    "darwin-x64": "x86_64-apple-darwin",
+    "darwin-arm64": "aarch64-apple-darwin",
+    "win32-x64": "x86_64-pc-windows-msvc",
+    "win32-arm64": "aarch64-pc-windows-msvc",
+}
+PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
+UV_REQUIREMENT = "uv>=0.9,<1"
+# Imported by `launch.py --check`, compiled modules first: a wrong ABI or platform shows there.
+CHECK = ["yaml", "tree_sitter", "rapidfuzz", "watchdog.observers", "pygls.lsp.server", "skill_lsp.cli", "skill_lsp.server.app"]
+
+
+def current_target() -> str:
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(machine, machine)
+    system = {"linux": "linux", "darwin": "darwin", "win32": "win32"}.get(sys.platform, sys.platform)
+    return f"{system}-{arch}"
+
+
+def log(message: str) -> None:
+    print(f"[bundle] {message}", file=sys.stderr, flush=True)
+
+
+def uv() -> str:
+    """uv from PATH, else from a virtual environment of its own under build/ (made once)."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    home = WORK / "uv-venv"
+    binary = home / ("Scripts/uv.exe" if os.name == "nt" else "bin/uv")
+    if not binary.exists():
+        log(f"installing {UV_REQUIREMENT} into {home}")
+        venv.create(home, with_pip=True, clear=True)
+        python = home / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+        subprocess.run([str(python), "-m", "pip", "install", "-q", UV_REQUIREMENT], check=True)
+    return str(binary)
+
+
+def build_wheel(uv_binary: str) -> Path:
+    out = WORK / "wheel"
+    shutil.rmtree(out, ignore_errors=True)
+    subprocess.run([uv_binary, "build", "--no-config", "--wheel", "--out-dir", str(out), str(REPOSITORY)], check=True)
+    wheels = sorted(out.glob("skill_lsp-*.whl"))
+    if len(wheels) != 1:
+        raise SystemExit(f"expected one skill_lsp wheel in {out}, found {[w.name for w in wheels]}")
+    return wheels[0]
+
+
+def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Path) -> bool:
+    command = [
+        uv_binary, "pip", "install", "--no-config", "--quiet",
+        "--target", str(into),
+        "--python-version", python,
+        "--python-platform", uv_platform,
+        "--only-binary", ":all:",
+        str(wheel),
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        reason = result.stderr.strip().splitlines()[-1:] or ["uv failed"]
+        log(f"WARNING: Python {python} left out of this build: {reason[0]}")
+        shutil.rmtree(into, ignore_errors=True)
+        return False
+    # Console scripts carry this machine's interpreter in their first line; the launcher is the
+    # way in. Byte code is written by the user's interpreter on first run.
+    shutil.rmtree(into / "bin", ignore_errors=True)
+    shutil.rmtree(into / "Scripts", ignore_errors=True)
+    for cache in list(into.rglob("__pycache__")):
+        shutil.rmtree(cache, ignore_errors=True)
+    return True
+
+
+def grammar_modules(libs: Path) -> list[str]:
+    return sorted(path.name for path in libs.iterdir() if path.is_dir() and path.name.startswith("tree_sitter_") and path.name.isidentifier())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", default=current_target(), choices=sorted(TARGETS), help="VS Code target (default: this machine's)")
+    parser.add_argument("--pythons", default=",".join(PYTHONS), help="comma-separated Python versions (default: %(default)s)")
+    args = parser.parse_args()
+    if args.target not in TARGETS:
+        parser.error(f"no bundle for {args.target}; targets: {', '.join(sorted(TARGETS))}")
+
+    uv_binary = uv()
+    wheel = build_wheel(uv_binary)
+    shutil.rmtree(BUNDLE, ignore_errors=True)
+    BUNDLE.mkdir(parents=True)
+    built: list[str] = []
+    grammars: set[str] = set()
+    for python in [v.strip() for v in args.pythons.split(",") if v.strip()]:
+        into = BUNDLE / ("cp" + python.replace(".", ""))
+        log(f"{args.target}: Python {python} -> {into.relative_to(CLIENT)}")
+        if install(uv_binary, wheel, python, TARGETS[args.target], into):
+            built.append(python)
+            grammars.update(grammar_modules(into))
+    if not built:
+        raise SystemExit(f"no Python version could be bundled for {args.target}")
+    check = CHECK[:2] + sorted(grammars) + CHECK[2:]
+    manifest = {"target": args.target, "platform": TARGETS[args.target], "pythons": built, "check": check}
+    (BUNDLE / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    log(f"bundled skill-lsp for {args.target}, Python {', '.join(built)}")
+    print(args.target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
