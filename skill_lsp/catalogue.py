@@ -146,7 +146,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK202", "missing-file", W, "A relative file referenced in the body does not exist.",
         "Skills point the model at files beside SKILL.md (`scripts/`, `references/`); a reference to a file "
-        "that is not there sends the model to read or run nothing. Paths are relative to the skill directory.",
+        "that is not there sends the model to read or run nothing. Markdown links and `${CLAUDE_SKILL_DIR}/...` "
+        "(expanded by Claude Code since 2.1.69) or `{baseDir}/...` paths are resolved against the skill directory; "
+        "a path written in the text also counts as found in a sibling skill (\"`other`'s `references/x.md`\") or "
+        "in the plugin or project directories above (`uv run scripts/validate.py`, run where the agent works). "
+        "Not reported: paths given as examples (\"**Example**: `scripts/rotate_pdf.py`\", \"would be helpful\", "
+        "a list introduced by \"Create ...:\" or \"Move ... to references/:\"), folder names used as words "
+        "(\"references/examples\"), link syntax shown in inline code, links to extension-less pages outside the "
+        "skill's folders, and anything in code blocks other than `${CLAUDE_SKILL_DIR}` paths.",
         "Run [the extractor](scripts/extract.py) when ...   # scripts/extract.py is missing",
     ),
     Rule(
@@ -159,7 +166,12 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK204", "absolute-path", W, "The body contains an absolute or machine-specific path.",
         "A path such as `/Users/alice/...` or `C:\\Users\\...` exists only on the author's machine; other users "
-        "and agents cannot follow it. Reference files relative to the skill directory.",
+        "and agents cannot follow it. Reference files relative to the skill directory. Reported in prose, in "
+        "links and in the shell blocks the agent runs (```bash, ```sh, ```shell, ```zsh, ```console and Claude "
+        "Code's ```! blocks); not on lines that show what not to do (\"never hard-code ...\"), on the home "
+        "directories of development containers and CI runners (`/home/vscode`, `/home/runner`), on placeholder "
+        "users (`/Users/name/`), on container-side mount options (`target=/home/...`) or on `file://` URIs "
+        "outside a home directory.",
         "Read /Users/alice/skills/parse-request/references/cities.md",
     ),
     Rule(

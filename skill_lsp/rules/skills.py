@@ -358,6 +358,35 @@ def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
     return names is not None and name in names
 
 
+# How far above the skill directory a bare path may be meant from: its root, the plugin or the
+# project holding that root, and one more for a plugin inside a marketplace's plugins/ folder.
+_ANCESTOR_LEVELS = 4
+
+
+def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
+    """Whether a path written in the text (not a link) that is not in the skill directory names a
+    file of another skill beside it ("`lora-recipes`'s `references/mapping.md`") or one meant from
+    the plugin or project root (`uv run scripts/validate.py`, run where the agent works)."""
+    if target.startswith(("../", "./..")):
+        return False
+    root = split_text(directory)[0]
+    siblings = _list_dir(root, cache) or set()
+    if len(siblings) <= 200:  # a root with thousands of skills is not searched for every missing path
+        for sibling in siblings:
+            other = os.path.join(root, sibling)
+            if other != directory and _exists(joined(other, target), cache):
+                return True
+    above = root
+    for _ in range(_ANCESTOR_LEVELS - 1):
+        parent = split_text(above)[0]
+        if parent == above:
+            break
+        above = parent
+        if _exists(joined(above, target), cache) or _exists(joined(above, target.rstrip("/")), cache):
+            return True
+    return _exists(joined(root, target), cache)
+
+
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
     found: list[str] = []
     for base, dirs, files in os.walk(directory):
@@ -389,10 +418,12 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         )
     candidates: list[str] | None = None
     seen: set[tuple[int, int]] = set()
-    # target -> (its path when it is missing, the closest existing files): a body may repeat a target
-    missing: dict[str, tuple[Path | None, list[str]]] = {}
+    # (kind, target) -> (its path when it is missing, the closest existing files): a body may repeat a target
+    missing: dict[tuple[str, str], tuple[Path | None, list[str]]] = {}
     directory = skill.directory_text  # strings: most references exist, and a Path costs more than the test
     for reference in file.references:
+        if reference.kind == "loose":
+            continue
         key = (reference.span.start.line, reference.span.start.column)
         if key in seen:
             continue
@@ -400,27 +431,31 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
         if not target or target in (".", "./"):
             continue
-        known = missing.get(target)
+        known = missing.get((reference.kind, target))
         if known is None:
             resolved_text = joined(directory, target)
-            if _exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None):
-                known = missing[target] = None, []
+            if (_exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None)
+                    or (reference.kind == "bare" and _found_elsewhere(directory, target, dir_cache))):
+                known = missing[(reference.kind, target)] = None, []
             else:
                 if candidates is None:
                     candidates = _all_files(skill.directory)
-                known = missing[target] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
+                known = missing[(reference.kind, target)] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
         resolved_or_none, near = known
         if resolved_or_none is None:
             continue
         resolved = resolved_or_none
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
-        if resolved != skill.directory and within(resolved, skill.directory):  # never offer to create a file outside the skill ('../../x')
+        inside = resolved != skill.directory and within(resolved, skill.directory)
+        if inside:  # never offer to create a file outside the skill ('../../x')
             fixes.append(Fix(f"Create {target}", creates=(CreateFile(resolved, ""),)))
-        reporter.report(
-            "SK202", path, reference.span,
-            f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}",
-            profile=profile, fixes=fixes, data={"closest": near},
-        )
+            message = f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}"
+        else:
+            fixes = []  # the skill's own files are no suggestion for a path out of it
+            base = skill.directory.parent.parent
+            shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
+            message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
+        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near})
     for reference in file.machine_paths:
         reporter.report(
             "SK204", path, reference.span,
