@@ -183,7 +183,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK302", "undiscovered-skill", W, "No skill root discovers this SKILL.md.",
         "Roots are scanned direct-child only (`<root>/<name>/SKILL.md`); a SKILL.md nested deeper, or outside "
-        "every root, is never loaded by any runtime.",
+        "every root, is never loaded by any runtime. Not reported on a catalog's sections "
+        "(`skills/.curated/<name>/`, `skills/.system/<name>/` as in openai/skills, whose skills are installed by "
+        "copying them; they are checked as a collection's skills) nor on templates (a directory named "
+        "`template`, `skill-template`, ..., or a placeholder description such as \"Replace with ...\").",
         ".agentdeck/skills/booking/parse-request/SKILL.md   # one level too deep",
     ),
     Rule(

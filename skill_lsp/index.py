@@ -815,6 +815,11 @@ class _Builder:
                     self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
                 else:
                     self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+            elif root_dir.name.startswith(".") and parent == "skills" and root_dir.name not in (".git", ".github"):
+                # a catalog's sections (skills/.curated/<name>/, skills/.system/<name>/ in openai/skills):
+                # its skills are installed by copying them into a runtime's root, so they are checked as
+                # a collection's, not reported as undiscovered
+                self.add_root(Root(root_dir, Profile.SPEC, "collection"))
 
     def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
         """Each SKILL.md placed: the root that owns it decides its profile."""

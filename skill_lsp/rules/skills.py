@@ -529,7 +529,24 @@ def registry_quiet(model: Model, skill: SkillEntry, config: Config, shared: set[
                                and (skill.misnamed or not config.enabled(BY_CODE["SK303"]) or skill.key in model.listings)))
 
 
+# A SKILL.md that is a template to copy, not a skill: its directory says so, or its description is a
+# placeholder ("Replace with description of the skill ...", "TODO", "{{description}}").
+_TEMPLATE_WORDS = frozenset({"template", "templates", "skeleton", "boilerplate", "scaffold", "example-skill"})
+_PLACEHOLDER_TEXT = re.compile(r"(?i)^\s*(?:replace (?:with|this)|todo\b|tbd\b|fill (?:in|me)\b|\[?your description)|\{\{")
+
+
+def is_template(skill: SkillEntry) -> bool:
+    """Whether an undiscovered SKILL.md is a template to copy rather than a skill to load."""
+    words = set(re.split(r"[-_.\s]+", skill.dir_name.lower()))
+    if skill.dir_name.lower() in _TEMPLATE_WORDS or words & {"template", "templates", "skeleton", "boilerplate"}:
+        return True
+    description = skill.description
+    return description is not None and _PLACEHOLDER_TEXT.search(description) is not None
+
+
 def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
+    if is_template(skill):
+        return  # a template is copied into a root, never loaded where it is
     # the nearest root above, for "one level too deep"
     ancestor = skill.directory.parent
     hint = ""
