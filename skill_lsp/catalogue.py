@@ -175,6 +175,21 @@ RULES: tuple[Rule, ...] = (
         "Read /Users/alice/skills/parse-request/references/cities.md",
     ),
     Rule(
+        "SK205", "argument-placeholder", W,
+        "Claude Code replaces a `$N` the author meant as money or as a shell's own positional parameter.",
+        "Claude Code substitutes `$0`, `$1`, ... (shorthand for `$ARGUMENTS[0]`, `$ARGUMENTS[1]`, changelog "
+        "2.1.19) in a skill's body with the arguments of its invocation (`/skill a b`) before the model reads it; "
+        "a placeholder with no matching argument is kept as written (2.1.210). The digits alone make the number, so "
+        "\"$2.5M\" and \"$0.50\" become the second and first argument followed by \".5M\" and \".50\", and "
+        "`awk '{print $1}'` or a shell function's `$1` receives the skill's argument instead of the field. Reported "
+        "only in skills Claude Code loads (.claude/skills, plugins, ~/.claude/skills), for amounts and for `$N` "
+        "inside single quotes or braces, or on lines running awk, sed, a function ..., in shell code; a `$N` in "
+        "prose or on a command line (`scripts/run.sh $0`) is taken as meant. Write `${1}` (shell) or `$(1)` (awk), "
+        "and amounts as \"2.5M USD\".",
+        "Revenue grew to $2.5M.   # Claude Code reads '<third argument>.5M' when invoked with three arguments",
+        by_profile={Profile.AGENTDECK: None, Profile.SPEC: None},
+    ),
+    Rule(
         "SK301", "duplicate-name", E, "The same skill name is found under two roots of one registry.",
         "A Deck merges all its roots into one name-keyed registry; a name declared under two roots fails "
         "`build()` naming both paths.",

@@ -198,6 +198,16 @@ class Reference:
 
 
 @dataclass
+class Placeholder:
+    """A `$N` in the body that Claude Code replaces with the invocation's N-th argument, where the
+    author almost certainly meant something else (why: "currency" or "shell")."""
+
+    text: str
+    span: Span
+    why: str
+
+
+@dataclass
 class Heading:
     level: int
     text: str
@@ -219,6 +229,7 @@ class SkillFile:
     body_start: int = 0
     references: list[Reference] = field(default_factory=list)
     machine_paths: list[Reference] = field(default_factory=list)
+    placeholders: list[Placeholder] = field(default_factory=list)
     _headings: list[Heading] | None = field(default=None, repr=False, compare=False)
     # line -> suppressed codes (an empty set suppresses every code)
     ignores: dict[int, set[str]] = field(default_factory=dict)
@@ -259,6 +270,7 @@ def parse_skill(text: str) -> SkillFile:
     if first.rstrip() != _DELIMITER:
         skill.body_start = 0
         _scan_body(skill)
+        _scan_placeholders(skill)
         return skill
     skill.has_frontmatter = True
     for number in range(1, len(lines)):
@@ -274,6 +286,7 @@ def parse_skill(text: str) -> SkillFile:
     _collect_ignores(skill, 1, skill.close_line)
     _parse_frontmatter(skill)
     _scan_body(skill)
+    _scan_placeholders(skill)
     return skill
 
 
@@ -609,6 +622,67 @@ def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callab
             continue
         path = match.group(0).rstrip(".,;:")
         skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
+
+
+# Claude Code's positional placeholders: `$N` ($0 is the first argument) is replaced by the N-th
+# argument of the invocation; a `$N` with no argument is kept as written (changelog 2.1.19: "$0, $1
+# shorthand"; 2.1.210: unmatched placeholders preserved verbatim). A digit run ends the number, so
+# "$2.5M" and "$1,000" hold `$2` and `$1`. Only `$0`-`$9` are looked for: a shell-split invocation in
+# words ("/skill review the auth changes") easily has several arguments, ten or more rarely.
+_POSITIONAL = re.compile(r"(?<![\\$\w{])\$(\d)(?![\w])")
+# Money: a `$N` followed by decimals, thousands, a magnitude or a rate ("$0.50", "$2.5M", "$1,000",
+# "$5/month", "$3k", "$10 per seat").
+_CURRENCY = re.compile(r"[.,]\d|\s?(?:[kKmMbB]n?|million|billion|thousand|bn|USD)\b|/(?:mo|month|yr|year|hr|hour|day|user|seat)\b"
+                       r"|\s(?:per|a|an|each)\s|\s?(?:USD|usd)\b")
+# In shell, a `$N` the shell or a program fills: inside single quotes or braces (an awk program, a
+# function body), or on a line that runs a program taking its own positional fields.
+_SHELL_PROGRAM = re.compile(r"\b(?:awk|gawk|sed|perl|xargs|bash -c|sh -c|zsh -c|find .* -exec|function)\b|\(\)\s*\{|\$[@#*]|\bshift\b")
+
+
+def _scan_placeholders(skill: SkillFile) -> None:
+    """The body's `$N` that Claude Code would replace where the author meant money or a shell's own
+    positional parameter (see Placeholder)."""
+    if "$" not in skill.text or _POSITIONAL.search(skill.text) is None:
+        return
+    lines = skill.lines
+    in_fence: str | None = None
+    shell_fence = False
+    for number in range(skill.body_start, len(lines)):
+        line = lines[number]
+        if "`" in line or "~" in line:
+            changed, in_fence = _fence_change(line, in_fence)
+            if changed:
+                # an unlabelled fence mostly holds commands too
+                shell_fence = in_fence is not None and _fence_language(line) in (*_SHELL_FENCES, "")
+                continue
+        if "$" not in line:
+            continue
+        code = _code_spans(line) if in_fence is None and "`" in line else []
+        for match in _POSITIONAL.finditer(line):
+            if len(skill.placeholders) >= MAX_BODY_ITEMS:
+                return
+            why = None
+            if _CURRENCY.match(line, match.end()):
+                why = "currency"
+            elif in_fence is not None:
+                why = "shell" if shell_fence and _shell_filled(line, match.start()) else None
+            else:
+                inline = next(((open_, close) for open_, close in code if open_ < match.start() < close), None)
+                if inline is not None:
+                    snippet = line[inline[0] : inline[1]]
+                    ticks = len(snippet) - len(snippet.lstrip("`"))
+                    why = "shell" if _shell_filled(snippet.strip("`"), match.start() - inline[0] - ticks) else None
+            if why is not None:
+                skill.placeholders.append(Placeholder(match.group(0), Span.of(number, match.start(), number, match.end()), why))
+
+
+def _shell_filled(code: str, at: int) -> bool:
+    """Whether the `$N` at offset at of a line of shell is one the shell or a program fills: inside
+    single quotes or braces, or on a line running awk, sed, a function ..."""
+    if _SHELL_PROGRAM.search(code):
+        return True
+    before = code[:at]
+    return before.count("'") % 2 == 1 or before.count("{") > before.count("}")
 
 
 def _scan_headings(skill: SkillFile) -> list[Heading]:

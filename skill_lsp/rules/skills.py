@@ -21,7 +21,7 @@ from ..fields import (
 )
 from ..index import Model, SkillEntry
 from ..model import CreateFile, Fix, Profile, Related, RenamePath, Span, TextEdit
-from ..skillfile import Field, quote_yaml_value
+from ..skillfile import Field, Placeholder, quote_yaml_value
 from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 
@@ -456,6 +456,9 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
             message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
         reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near})
+    if file.placeholders and claude_code_loads(skill):
+        for placeholder in file.placeholders:
+            _report_placeholder(skill, placeholder, reporter)
     for reference in file.machine_paths:
         reporter.report(
             "SK204", path, reference.span,
@@ -463,6 +466,37 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             "reference files relative to the skill directory",
             profile=profile,
         )
+
+
+def claude_code_loads(skill: SkillEntry) -> bool:
+    """Whether Claude Code (or the Agent SDK) loads the skill: it lies in a .claude/skills root, a plugin's
+    or the user's skills directory. (The runtime model will answer this for every runtime.)"""
+    return skill.root is not None and skill.root.origin in ("claude", "plugin", "user")
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: Reporter) -> None:
+    number = int(placeholder.text[1:])
+    nth = _ORDINALS[number] if number < len(_ORDINALS) else f"{number + 1}th"
+    line = skill.file.lines[placeholder.span.start.line]
+    fixes: list[Fix] = []
+    if placeholder.why == "currency":
+        meant = "an amount"
+        advice = "write the amount without a '$' followed by digits (for example '2.5M USD')"
+    else:
+        meant = "the shell's own positional parameter" if "awk" not in line else "awk's field"
+        replacement = f"$({number})" if "awk" in line else f"${{{number}}}"
+        advice = f"write '{replacement}', which Claude Code leaves alone"
+        fixes.append(Fix(f"Change to '{replacement}'", edits=(TextEdit(skill.path, placeholder.span, replacement),),
+                         preferred=True))
+    reporter.report(
+        "SK205", skill.path, placeholder.span,
+        f"'{placeholder.text}' reads as {meant}, but Claude Code replaces it with the skill's {nth} argument when the "
+        f"skill is invoked with arguments; {advice}",
+        profile=skill.profile, fixes=fixes,
+    )
 
 
 def check_oversized_skill(model: Model, path: Path, reporter: Reporter) -> None:
