@@ -178,7 +178,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK202", "missing-file", W, "A relative file referenced in the body does not exist.",
         "Skills point the model at files beside SKILL.md (`scripts/`, `references/`); a reference to a file "
-        "that is not there sends the model to read or run nothing. Paths are relative to the skill directory.",
+        "that is not there sends the model to read or run nothing. Markdown links and `${CLAUDE_SKILL_DIR}/...` "
+        "(expanded by Claude Code since 2.1.69) or `{baseDir}/...` paths are resolved against the skill directory; "
+        "a path written in the text also counts as found in a sibling skill (\"`other`'s `references/x.md`\") or "
+        "in the plugin or project directories above (`uv run scripts/validate.py`, run where the agent works). "
+        "Not reported: paths given as examples (\"**Example**: `scripts/rotate_pdf.py`\", \"would be helpful\", "
+        "a list introduced by \"Create ...:\" or \"Move ... to references/:\"), folder names used as words "
+        "(\"references/examples\"), link syntax shown in inline code, links to extension-less pages outside the "
+        "skill's folders, and anything in code blocks other than `${CLAUDE_SKILL_DIR}` paths.",
         "Run [the extractor](scripts/extract.py) when ...   # scripts/extract.py is missing",
     ),
     Rule(
@@ -191,8 +198,39 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK204", "absolute-path", W, "The body contains an absolute or machine-specific path.",
         "A path such as `/Users/alice/...` or `C:\\Users\\...` exists only on the author's machine; other users "
-        "and agents cannot follow it. Reference files relative to the skill directory.",
+        "and agents cannot follow it. Reference files relative to the skill directory. Reported in prose, in "
+        "links and in the shell blocks the agent runs (```bash, ```sh, ```shell, ```zsh, ```console and Claude "
+        "Code's ```! blocks); not on lines that show what not to do (\"never hard-code ...\"), on the home "
+        "directories of development containers and CI runners (`/home/vscode`, `/home/runner`), on placeholder "
+        "users (`/Users/name/`), on container-side mount options (`target=/home/...`) or on `file://` URIs "
+        "outside a home directory.",
         "Read /Users/alice/skills/parse-request/references/cities.md",
+    ),
+    Rule(
+        "SK205", "argument-placeholder", W,
+        "Claude Code replaces a `$N` the author meant as money or as a shell's own positional parameter.",
+        "Claude Code substitutes `$0`, `$1`, ... (shorthand for `$ARGUMENTS[0]`, `$ARGUMENTS[1]`, changelog "
+        "2.1.19) in a skill's body with the arguments of its invocation (`/skill a b`) before the model reads it; "
+        "a placeholder with no matching argument is kept as written (2.1.210). The digits alone make the number, so "
+        "\"$2.5M\" and \"$0.50\" become the second and first argument followed by \".5M\" and \".50\", and "
+        "`awk '{print $1}'` or a shell function's `$1` receives the skill's argument instead of the field. Reported "
+        "only in skills Claude Code loads (.claude/skills, plugins, ~/.claude/skills), for amounts and for `$N` "
+        "inside single quotes or braces, or on lines running awk, sed, a function ..., in shell code; a `$N` in "
+        "prose or on a command line (`scripts/run.sh $0`) is taken as meant. Write `${1}` (shell) or `$(1)` (awk), "
+        "and amounts as \"2.5M USD\".",
+        "Revenue grew to $2.5M.   # Claude Code reads '<third argument>.5M' when invoked with three arguments",
+        by_profile={Profile.AGENTDECK: None, Profile.SPEC: None},
+    ),
+    Rule(
+        "SK206", "unknown-tool", W, "A tool in `allowed-tools` that is a near miss of a Claude Code tool.",
+        "Claude Code matches `allowed-tools` (and `disallowed-tools`) by exact tool name, so `bash` or `WebFetcher` "
+        "grants (or denies) nothing and the agent is asked for permission after all. Reported only for a name "
+        "within a typo of a tool of Claude Code's tools reference (2.1.240; the TypeScript SDK's "
+        "`BUILTIN_TOOL_NAMES`) or of an earlier release's name (`Task`, `MultiEdit`, ...): other names may be a "
+        "plugin's, an MCP server's (`mcp__server__tool`) or a newer release's tool. The list lives in "
+        "`skill_lsp/claude_tools.py`. Patterns such as `Bash(git status:*)` are checked by their tool name.",
+        "allowed-tools: Read, Grep, bash(git:*)   # 'Bash'",
+        by_profile={Profile.AGENTDECK: None, Profile.SPEC: None},
     ),
     Rule(
         "SK301", "duplicate-name", E, "The same skill name is found under two roots of one registry.",
@@ -203,7 +241,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK302", "undiscovered-skill", W, "No skill root discovers this SKILL.md.",
         "Roots are scanned direct-child only (`<root>/<name>/SKILL.md`); a SKILL.md nested deeper, or outside "
-        "every root, is never loaded by any runtime.",
+        "every root, is never loaded by any runtime. Not reported on a catalog's sections "
+        "(`skills/.curated/<name>/`, `skills/.system/<name>/` as in openai/skills, whose skills are installed by "
+        "copying them; they are checked as a collection's skills) nor on templates (a directory named "
+        "`template`, `skill-template`, ..., or a placeholder description such as \"Replace with ...\").",
         ".agentdeck/skills/booking/parse-request/SKILL.md   # one level too deep",
     ),
     Rule(

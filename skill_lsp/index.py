@@ -647,6 +647,16 @@ class Workspace:
 _ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
 
 
+def _json_object(path: Path, consulted: set[str]) -> dict[str, object]:
+    """A small JSON file's top-level object ({} when it is missing, unreadable, not JSON or not an object)."""
+    consulted.add(str(path))
+    try:
+        data = json.loads(read_text(path, 1024 * 1024))
+    except (OSError, FileTooLarge, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _listed_items(owner: AgentEntry | OptionsEntry) -> list[PyValue]:
     if isinstance(owner, AgentEntry):
         items = owner.skill_values()
@@ -805,6 +815,8 @@ class _Builder:
         for setting in base.roots:
             self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
 
+        self.plugin_roots()
+
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
         first_of_root: dict[str, Path] = {}
         for (path, _), (_, root_text, _) in zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True):
@@ -825,6 +837,11 @@ class _Builder:
                     self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
                 else:
                     self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+            elif root_dir.name.startswith(".") and parent == "skills" and root_dir.name not in (".git", ".github"):
+                # a catalog's sections (skills/.curated/<name>/, skills/.system/<name>/ in openai/skills):
+                # its skills are installed by copying them into a runtime's root, so they are checked as
+                # a collection's, not reported as undiscovered
+                self.add_root(Root(root_dir, Profile.SPEC, "collection"))
 
     def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
         """Each SKILL.md placed: the root that owns it decides its profile."""
@@ -871,19 +888,81 @@ class _Builder:
         return found
 
     def plugin_name(self, plugin_dir: Path) -> str:
+        """The plugin's name: its manifest's `name`, else its marketplace entry's, else its directory's."""
         if plugin_dir in self.plugin_names:
             return self.plugin_names[plugin_dir]
+        manifest = self.plugin_manifest(plugin_dir)
         name = plugin_dir.name
-        manifest = plugin_dir / ".claude-plugin" / "plugin.json"
-        self.consulted.add(str(manifest))
-        try:
-            data = json.loads(read_text(manifest, 1024 * 1024))
-            if isinstance(data, dict) and isinstance(data.get("name"), str) and data["name"].strip():
-                name = data["name"].strip()
-        except (OSError, FileTooLarge, ValueError):
-            pass
+        written = manifest.get("name")
+        if isinstance(written, str) and written.strip():
+            name = written.strip()
         self.plugin_names[plugin_dir] = name
         return name
+
+    def plugin_manifest(self, plugin_dir: Path) -> dict[str, object]:
+        """plugin_dir/.claude-plugin/plugin.json as a mapping ({} when missing or not JSON)."""
+        return _json_object(plugin_dir / ".claude-plugin" / "plugin.json", self.consulted)
+
+    def plugin_roots(self) -> None:
+        """The skill roots of Claude Code plugins declared in files rather than found by convention.
+
+        A plugin listed in a marketplace (`.claude-plugin/marketplace.json`, entries whose `source` is a
+        relative path) is one even without its own `plugin.json`, named by the entry ("plugin manifest
+        is optional", Claude Code plugins reference). A plugin's `skills` (in plugin.json or in its
+        marketplace entry; a string or a list of paths) names more skill directories, or directories
+        of them; the default `skills/` stays (Claude Code 2.1.136: a `skills` entry no longer hides it)."""
+        marketplaces = [directory for directory in self.directories if directory.endswith(os.sep + ".claude-plugin")]
+        plugins: dict[Path, list[object]] = {}
+        for directory in sorted(marketplaces):
+            base = Path(directory).parent
+            data = _json_object(Path(directory) / "marketplace.json", self.consulted)
+            metadata = data.get("metadata")
+            plugin_root = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+            entries = data.get("plugins")
+            for entry in entries if isinstance(entries, list) else []:
+                if not isinstance(entry, dict):
+                    continue
+                source = entry.get("source")
+                if isinstance(source, dict) and source.get("source") in (None, "local", "directory"):
+                    source = source.get("path")
+                if not isinstance(source, str) or "://" in source or source.startswith(("/", "~")):
+                    continue  # a git, GitHub or URL source: not in this workspace
+                if isinstance(plugin_root, str) and not source.startswith(("./", "../")) and source not in (".", ""):
+                    source = os.path.join(plugin_root, source)
+                plugin_dir = Path(os.path.normpath(base / source))
+                if not within(plugin_dir, base) or not self.exists(plugin_dir):
+                    continue
+                name = entry.get("name")
+                if plugin_dir not in self.plugin_names and not self.plugin_manifest(plugin_dir).get("name"):
+                    if isinstance(name, str) and name.strip():
+                        self.plugin_names[plugin_dir] = name.strip()
+                plugins.setdefault(plugin_dir, []).append(entry.get("skills"))
+        for directory in self.directories:
+            if directory.endswith(os.sep + ".claude-plugin"):
+                plugins.setdefault(Path(directory).parent, [])
+        for plugin_dir, listed in sorted(plugins.items()):
+            manifest = self.plugin_manifest(plugin_dir)
+            paths: list[str] = []
+            for value in [manifest.get("skills"), *listed]:
+                if isinstance(value, str):
+                    paths.append(value)
+                elif isinstance(value, list):
+                    paths += [item for item in value if isinstance(item, str)]
+            if not paths and not (manifest or listed):
+                continue  # a .claude-plugin directory with neither file: the convention below decides
+            prefix = self.plugin_name(plugin_dir) + ":"
+            default = plugin_dir / "skills"
+            if self.exists(default):
+                self.add_root(Root(default, Profile.CLAUDE, "plugin", prefix))
+            for written in paths:
+                target = Path(os.path.normpath(plugin_dir / written))
+                if not within(target, plugin_dir) or not self.exists(target):
+                    continue  # outside the plugin, or a file: Claude Code reports it and loads nothing
+                self.consulted.add(str(target / "SKILL.md"))
+                # a skill directory itself ("./skills/xlsx", or "./" for a plugin that is one skill), or a
+                # directory of them ("./custom")
+                root = target.parent if (target / "SKILL.md").is_file() else target
+                self.add_root(Root(root, Profile.CLAUDE, "plugin", prefix))
 
     def fill(self, registry: Registry) -> None:
         """Add the skills of the registry's roots; registries over the same roots share one table."""

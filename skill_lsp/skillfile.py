@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,11 +91,41 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+)$")
 _LINK = re.compile(r"(?<!\\)!?\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^<>]*>|[^()\s]+)(?:\s+\"[^\"]*\")?\s*\)")
 _REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
 # Bare relative references to the conventional skill subfolders.
+_SKILL_FOLDERS = frozenset({"scripts", "references", "reference", "assets", "templates", ".", ".."})
 _BARE = re.compile(r"(?<![\w./\\:-])((?:\./)?(?:scripts|references|reference|assets|templates)/[\w./-]*[\w-])")
-# Paths that only exist on the author's machine.
+# Paths that only exist on the author's machine: a user's home directory (also as a file:// URI). A
+# path ends at whitespace, a quote, a bracket, or the ',' and ';' that separate option values
+# (`target=/home/vscode/.cargo,type=volume`).
 _MACHINE_PATH = re.compile(
-    r"(?<![\w/.])(?:file:///[^\s)`'\"]+|/(?:Users|home)/[\w.-]+/[^\s)`'\"]*|[A-Za-z]:\\Users\\[^\s)`'\"]+)"
+    r"(?<![\w/.=])(?:file://(?=/(?:Users|home)/|/?[A-Za-z]:[\\/]Users[\\/])[^\s)`'\",;]+"
+    r"|/(?:Users|home)/([\w.-]+)/[^\s)`'\",;]*|[A-Za-z]:\\Users\\([^\s)`'\",;\\]+)[^\s)`'\",;]*)"
 )
+# Home directories that are not a person's: the users of development containers, CI runners and
+# notebook images, and the placeholders documentation writes for "your name".
+_NOT_A_PERSON = frozenset({
+    "vscode", "node", "runner", "codespace", "jovyan", "circleci", "gitpod", "devcontainer",
+    "name", "username", "user", "you", "yourname", "your-name", "your_name", "yourusername", "me", "example",
+})
+# A line that shows a machine path as what not to do ("never hard-code `/Users/name/...`").
+_COUNTER_EXAMPLE = re.compile(
+    r"(?i)\b(?:never|don'?t|do not|avoid|hard-?coded|instead of|not portable|bad|wrong|incorrect)\b|\u274c|\u2717"
+)
+# Fences whose lines the agent runs as shell commands (Claude Code also runs a fence opened with
+# "```!" while it loads the skill).
+_SHELL_FENCES = frozenset({"bash", "sh", "shell", "zsh", "console", "fish", "!"})
+# ${CLAUDE_SKILL_DIR} (Claude Code 2.1.69) and {baseDir} (the skill directory in Anthropic's own
+# skills) name a file of the skill itself, wherever they are written.
+_SKILL_DIR_PATH = re.compile(r"(?:\$\{CLAUDE_SKILL_DIR\}|\{baseDir\})/([\w.@+-]+(?:/[\w.@+-]+)*/?)")
+# Words that make a path on the same line an example of what a skill could hold, not a file of this
+# one: "**Example**: `scripts/rotate_pdf.py`", "e.g. `references/finance.md`", and, after the path,
+# "A `scripts/x.py` script would be helpful".
+_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?|e\.g\.|for instance|such as)\b")
+_EXAMPLE_AFTER = re.compile(r"(?i)\bwould (?:be (?:helpful|useful)|help)\b|\bcould (?:be|hold|contain)\b")
+# A list whose lead-in says its items are files to make or examples: "Move detailed content to
+# references/:", "Create a `references/` directory and move supporting material there:".
+_EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")
+_BACKTICKS = re.compile(r"`+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _PLACEHOLDER = re.compile(r"[{}$<>*|]")
@@ -162,6 +193,21 @@ class Reference:
     target: str
     span: Span
     is_link: bool
+    # link: a Markdown link's target, relative to the skill directory; skill-dir: a path through
+    # ${CLAUDE_SKILL_DIR} or {baseDir} (target without it); bare: a path written in the text, which
+    # may also be meant from the plugin or project root; loose: a path that reads as prose or an
+    # example, never reported missing
+    kind: str = "bare"
+
+
+@dataclass
+class Placeholder:
+    """A `$N` in the body that Claude Code replaces with the invocation's N-th argument, where the
+    author almost certainly meant something else (why: "currency" or "shell")."""
+
+    text: str
+    span: Span
+    why: str
 
 
 @dataclass
@@ -188,6 +234,7 @@ class SkillFile:
     body_start: int = 0
     references: list[Reference] = field(default_factory=list)
     machine_paths: list[Reference] = field(default_factory=list)
+    placeholders: list[Placeholder] = field(default_factory=list)
     _headings: list[Heading] | None = field(default=None, repr=False, compare=False)
     # line -> suppressed codes (an empty set suppresses every code)
     ignores: dict[int, set[str]] = field(default_factory=dict)
@@ -240,6 +287,7 @@ def parse_skill(text: str) -> SkillFile:
     if first.rstrip() != _DELIMITER:
         skill.body_start = 0
         _scan_body(skill)
+        _scan_placeholders(skill)
         return skill
     skill.has_frontmatter = True
     for number in range(1, len(lines)):
@@ -255,6 +303,7 @@ def parse_skill(text: str) -> SkillFile:
     _collect_ignores(skill, 1, skill.close_line)
     _parse_frontmatter(skill)
     _scan_body(skill)
+    _scan_placeholders(skill)
     return skill
 
 
@@ -630,19 +679,27 @@ def _scan_body(skill: SkillFile) -> None:
         return
     lines = skill.lines
     in_fence: str | None = None
+    shell_fence = False
+    # whether the current list's lead-in line introduces examples or files to make
+    lead_in = False
     for number in range(skill.body_start, len(lines)):  # _unfenced_lines, inlined: this runs on every line
         line = lines[number]
         if "`" in line or "~" in line:
             changed, in_fence = _fence_change(line, in_fence)
             if changed:
+                shell_fence = in_fence is not None and _fence_language(line) in _SHELL_FENCES
                 continue
         if in_fence is not None:
+            if wants_references and "/" in line and not _references_full(skill):
+                _scan_fenced_line(skill, number, line, shell_fence)
             continue
         if wants_ignores and "skill-lsp" in line:
             match = _IGNORE.search(line)
             if match:
                 codes = match.group(1)
                 skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
+        if line.strip() and not _LIST_ITEM.match(line):
+            lead_in = line.rstrip().endswith(":") and _EXAMPLE_LEAD_IN.search(line) is not None
         # links need '](' or ']:', bare and machine paths a slash or a backslash
         if wants_references and ("/" in line or "](" in line or "]:" in line or "\\" in line):
             if _references_full(skill):
@@ -650,7 +707,113 @@ def _scan_body(skill: SkillFile) -> None:
                 if not wants_ignores:
                     return
             else:
-                _scan_line_references(skill, number, line)
+                _scan_line_references(skill, number, line, lead_in and _LIST_ITEM.match(line) is not None)
+
+
+def _fence_language(line: str) -> str:
+    """The info string's first word of a fence's opening line, lower-cased ("```bash title" -> "bash")."""
+    info = line.strip().lstrip("`~").strip()
+    if info.startswith("!"):
+        return "!"
+    return info.split(maxsplit=1)[0].strip("{}.").lower() if info else ""
+
+
+def _scan_fenced_line(skill: SkillFile, number: int, line: str, shell: bool) -> None:
+    """A line of a fenced block: the skill directory's own files named through ${CLAUDE_SKILL_DIR}
+    (expanded in the whole body), and in a block the agent runs as shell, machine paths."""
+    if "{" in line:
+        _scan_skill_dir_paths(skill, number, line)
+    if shell and ("/Users/" in line or "/home/" in line or ":\\Users\\" in line):
+        _scan_machine_paths(skill, number, line, covered_by([]))
+
+
+def _scan_skill_dir_paths(skill: SkillFile, number: int, line: str) -> list[tuple[int, int]]:
+    taken: list[tuple[int, int]] = []
+    for match in _SKILL_DIR_PATH.finditer(line):
+        if len(skill.references) >= MAX_BODY_ITEMS:
+            break
+        target = match.group(1).rstrip(".")
+        end = match.start(1) + len(target)
+        taken.append((match.start(), end))
+        # the span holds the path after the variable: a fix to the closest file keeps the variable
+        skill.references.append(Reference(target, Span.of(number, match.start(1), number, end), False, "skill-dir"))
+    return taken
+
+
+def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callable[[int], bool]) -> None:
+    if _COUNTER_EXAMPLE.search(line):
+        return  # shown as what not to do
+    for match in _MACHINE_PATH.finditer(line):
+        if len(skill.machine_paths) >= MAX_BODY_ITEMS:
+            break
+        if inside(match.start()):
+            continue
+        user = match.group(1) or match.group(2)
+        if user is not None and user.lower() in _NOT_A_PERSON:
+            continue
+        path = match.group(0).rstrip(".,;:")
+        skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
+
+
+# Claude Code's positional placeholders: `$N` ($0 is the first argument) is replaced by the N-th
+# argument of the invocation; a `$N` with no argument is kept as written (changelog 2.1.19: "$0, $1
+# shorthand"; 2.1.210: unmatched placeholders preserved verbatim). A digit run ends the number, so
+# "$2.5M" and "$1,000" hold `$2` and `$1`. Only `$0`-`$9` are looked for: a shell-split invocation in
+# words ("/skill review the auth changes") easily has several arguments, ten or more rarely.
+_POSITIONAL = re.compile(r"(?<![\\$\w{])\$(\d)(?![\w])")
+# Money: a `$N` followed by decimals, thousands, a magnitude or a rate ("$0.50", "$2.5M", "$1,000",
+# "$5/month", "$3k", "$10 per seat").
+_CURRENCY = re.compile(r"[.,]\d|\s?(?:[kKmMbB]n?|million|billion|thousand|bn|USD)\b|/(?:mo|month|yr|year|hr|hour|day|user|seat)\b"
+                       r"|\s(?:per|a|an|each)\s|\s?(?:USD|usd)\b")
+# In shell, a `$N` the shell or a program fills: inside single quotes or braces (an awk program, a
+# function body), or on a line that runs a program taking its own positional fields.
+_SHELL_PROGRAM = re.compile(r"\b(?:awk|gawk|sed|perl|xargs|bash -c|sh -c|zsh -c|find .* -exec|function)\b|\(\)\s*\{|\$[@#*]|\bshift\b")
+
+
+def _scan_placeholders(skill: SkillFile) -> None:
+    """The body's `$N` that Claude Code would replace where the author meant money or a shell's own
+    positional parameter (see Placeholder)."""
+    if "$" not in skill.text or _POSITIONAL.search(skill.text) is None:
+        return
+    lines = skill.lines
+    in_fence: str | None = None
+    shell_fence = False
+    for number in range(skill.body_start, len(lines)):
+        line = lines[number]
+        if "`" in line or "~" in line:
+            changed, in_fence = _fence_change(line, in_fence)
+            if changed:
+                # an unlabelled fence mostly holds commands too
+                shell_fence = in_fence is not None and _fence_language(line) in (*_SHELL_FENCES, "")
+                continue
+        if "$" not in line:
+            continue
+        code = _code_spans(line) if in_fence is None and "`" in line else []
+        for match in _POSITIONAL.finditer(line):
+            if len(skill.placeholders) >= MAX_BODY_ITEMS:
+                return
+            why = None
+            if _CURRENCY.match(line, match.end()):
+                why = "currency"
+            elif in_fence is not None:
+                why = "shell" if shell_fence and _shell_filled(line, match.start()) else None
+            else:
+                inline = next(((open_, close) for open_, close in code if open_ < match.start() < close), None)
+                if inline is not None:
+                    snippet = line[inline[0] : inline[1]]
+                    ticks = len(snippet) - len(snippet.lstrip("`"))
+                    why = "shell" if _shell_filled(snippet.strip("`"), match.start() - inline[0] - ticks) else None
+            if why is not None:
+                skill.placeholders.append(Placeholder(match.group(0), Span.of(number, match.start(), number, match.end()), why))
+
+
+def _shell_filled(code: str, at: int) -> bool:
+    """Whether the `$N` at offset at of a line of shell is one the shell or a program fills: inside
+    single quotes or braces, or on a line running awk, sed, a function ..."""
+    if _SHELL_PROGRAM.search(code):
+        return True
+    before = code[:at]
+    return before.count("'") % 2 == 1 or before.count("{") > before.count("}")
 
 
 def _scan_headings(skill: SkillFile) -> list[Heading]:
@@ -677,13 +840,41 @@ def _references_full(skill: SkillFile) -> bool:
     return len(skill.references) >= MAX_BODY_ITEMS or len(skill.machine_paths) >= MAX_BODY_ITEMS
 
 
-def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
+def _code_spans(line: str) -> list[tuple[int, int]]:
+    """The inline code spans of a line (backtick strings of equal length pair up, as CommonMark
+    pairs them), each from its opening backticks to the end of its closing ones; linear in the line."""
+    runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(line)]
+    following: list[int | None] = [None] * len(runs)
+    latest: dict[int, int] = {}
+    for index in range(len(runs) - 1, -1, -1):
+        size = runs[index][1] - runs[index][0]
+        following[index] = latest.get(size)
+        latest[size] = index
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(runs):
+        closing = following[index]
+        if closing is None:
+            index += 1
+            continue
+        spans.append((runs[index][0], runs[closing][1]))
+        index = closing + 1
+    return spans
+
+
+def _scan_line_references(skill: SkillFile, number: int, line: str, example_list: bool = False) -> None:
     # each pattern runs only on a line holding what it cannot match without (a substring test costs
     # a fraction of a pattern's scan)
+    code = _code_spans(line) if "`" in line else []
+    in_code = covered_by(code) if code else None
     taken: list[tuple[int, int]] = []
+    if "{" in line:
+        taken += _scan_skill_dir_paths(skill, number, line)
     for match in _LINK.finditer(line) if "](" in line else ():
         if _references_full(skill):
             return
+        if in_code is not None and in_code(match.start()):
+            continue  # link syntax shown in inline code: an example, not a link
         target = match.group(1)
         start = match.start(1)
         if target.startswith("<") and target.endswith(">"):
@@ -700,7 +891,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
         _add_reference(skill, number, target, start, is_link=True)
     rest = _outside(line, taken)
     bare = "scripts/" in rest or "reference" in rest or "assets/" in rest or "templates/" in rest
-    machine = "file:///" in rest or "/Users/" in rest or "/home/" in rest or ":\\Users\\" in rest
+    machine = "/Users/" in rest or "/home/" in rest or ":\\Users\\" in rest
     if not (bare or machine):
         return
     inside = covered_by(taken)
@@ -710,16 +901,28 @@ def _scan_line_references(skill: SkillFile, number: int, line: str) -> None:
         if inside(match.start()):
             continue
         target = match.group(1).rstrip(".")
-        skill.references.append(
-            Reference(target, Span.of(number, match.start(1), number, match.start(1) + len(target)), False)
-        )
-    for match in _MACHINE_PATH.finditer(line) if machine else ():
-        if len(skill.machine_paths) >= MAX_BODY_ITEMS:
-            break
-        if inside(match.start()):
-            continue
-        path = match.group(0).rstrip(".,;:")
-        skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
+        span = Span.of(number, match.start(1), number, match.start(1) + len(target))
+        kind = _bare_kind(line, match.start(1), match.start(1) + len(target), code, example_list)
+        skill.references.append(Reference(target, span, False, kind))
+    if machine:
+        _scan_machine_paths(skill, number, line, inside)
+
+
+def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], example_list: bool) -> str:
+    """"bare" for a path written as a file of the skill, "loose" for one that reads as prose or an
+    example ("links to assets/code", "**Example**: `scripts/rotate_pdf.py`"): shown as a document
+    link when it exists, never reported missing."""
+    if example_list:
+        return "loose"
+    span = next(((open_, close) for open_, close in code if open_ <= start and end <= close), None)
+    if span is None:
+        if "." not in line[start:end].rsplit("/", 1)[-1]:
+            return "loose"  # "references/examples/scripts", "assets/code": folder names as words
+    elif "](" in line[span[0] : span[1]]:
+        return "loose"  # `[text](references/filename.md)`: link syntax shown as an example
+    if _EXAMPLE_BEFORE.search(line, 0, start) or _EXAMPLE_AFTER.search(line, end):
+        return "loose"
+    return "bare"
 
 
 def _outside(line: str, taken: list[tuple[int, int]]) -> str:
@@ -741,7 +944,11 @@ def _outside(line: str, taken: list[tuple[int, int]]) -> str:
 def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool) -> None:
     if not target:
         return
-    if target.startswith(("/", "~", "file:")) or _DRIVE.match(target):
+    if target.startswith("file:"):
+        if _MACHINE_PATH.match(target) and len(skill.machine_paths) < MAX_BODY_ITEMS:
+            skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
+        return  # a file:// URI into a home directory is the author's machine; others (/etc, /tmp) are not
+    if target.startswith(("/", "~")) or _DRIVE.match(target):
         if len(skill.machine_paths) < MAX_BODY_ITEMS:
             skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
         return
@@ -749,5 +956,9 @@ def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_li
         return
     if _PLACEHOLDER.search(target):
         return  # a template or a placeholder, not a file
+    kind = "link" if is_link else "bare"
+    last = target.rstrip("/").rsplit("/", 1)[-1]
+    if is_link and "." not in last and not target.endswith("/") and target.split("/", 1)[0] not in _SKILL_FOLDERS:
+        kind = "loose"  # [Runbook](internal-wiki/deployment-runbook): a page of a wiki or a site, not a file
     if len(skill.references) < MAX_BODY_ITEMS:
-        skill.references.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
+        skill.references.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link, kind))

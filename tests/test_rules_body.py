@@ -128,7 +128,7 @@ def test_sk203_body_of_500_lines(check_skill):
         ("Read /Users/alice/skills/notes.md first.", "/Users/alice/skills/notes.md", 6),
         ("Read /home/bob/notes.md first.", "/home/bob/notes.md", 6),
         ("Open C:\\Users\\bob\\notes.txt first.", "C:\\Users\\bob\\notes.txt", 6),
-        ("Open [the file](file:///etc/booking.conf).", "file:///etc/booking.conf", 17),
+        ("Open [the file](file:///Users/alice/booking.conf).", "file:///Users/alice/booking.conf", 17),
         ("Open [the file](/opt/booking/rules.md).", "/opt/booking/rules.md", 17),
     ],
 )

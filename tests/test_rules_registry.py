@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .helpers import codes, having, one, skill_md, where
 
 TWO_ROOTS_AGENT = '''
@@ -105,6 +107,31 @@ def test_sk302_outside_every_root(check_project):
 
 def test_sk302_direct_children_are_discovered(check_project):
     assert check_project({".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request")}) == []
+
+
+def test_sk302_not_on_a_catalogs_sections(check_project):
+    # openai/skills' layout: skills/.curated/<name>/SKILL.md, installed by copying into a root
+    findings = check_project({
+        "skills/.curated/gh-fix-ci/SKILL.md": skill_md("gh-fix-ci"),
+        "skills/.system/skill-installer/SKILL.md": skill_md("skill-installer"),
+    })
+    assert findings == []
+
+
+def test_a_catalogs_skills_are_still_checked(check_project):
+    findings = check_project({"skills/.experimental/create-plan/SKILL.md": skill_md("make-plan")})
+    assert codes(findings) == ["SK108"]  # checked as a collection's skill, not skipped
+
+
+@pytest.mark.parametrize(("path", "description"), [
+    ("template/SKILL.md", "Do the demo thing."),
+    ("skill-template/SKILL.md", "Do the demo thing."),
+    ("starter/SKILL.md", "Replace with description of the skill and when Claude should use it."),
+    ("starter/SKILL.md", "TODO - say when to use it"),
+])
+def test_sk302_not_on_a_template(check_project, path, description):
+    findings = check_project({path: skill_md(path.split("/")[0], description)})
+    assert "SK302" not in codes(findings)
 
 
 # -- SK303 unused-skill (off by default) ----------------------------------------------------------

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
 
+import yaml
+
+from .. import claude_tools
 from ..catalogue import BY_CODE
 from ..config import Config
 from ..discovery import split_text, within
@@ -26,9 +30,9 @@ from ..runtimes import (
     value_problem,
 )
 from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
-from ..skillfile import Field, SkillFile, quote_yaml_value
+from ..skillfile import Field, Placeholder, SkillFile, quote_yaml_value
 from ..textutil import MAX_FILE_BYTES, FileTooLarge, read_text
-from .report import Reporter, closest, did_you_mean
+from .report import Reporter, close_matches, closest, did_you_mean
 
 # name_problem and suggest_name are the specification's (runtimes.spec); imported here by their old users
 __all__ = ["check_skill", "name_problem", "suggest_name"]
@@ -114,6 +118,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     if loaders:
         # every other check runs on what the runtimes that loaded the frontmatter read
         _check_fields(_Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
+        _check_tools(skill, fields, reporter)
     _check_body(model, skill, reporter, dir_cache)
 
 
@@ -167,6 +172,68 @@ def _lines(numbers: list[int]) -> str:
     if len(shown) == 1:
         return f"line {shown[0]}"
     return "lines " + ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+# allowed-tools items: `Bash(git status:*)` keeps its spaces inside the parentheses; items are separated
+# by commas or whitespace outside them.
+_TOOL_ITEM = re.compile(r"[^\s,()]+(?:\([^()]*\))?")
+_LOWER_TOOLS = {name.lower(): name for name in claude_tools.KNOWN}
+
+
+def _check_tools(skill: SkillEntry, fields: dict[str, Field], reporter: Reporter) -> None:
+    """SK206: a tool name in allowed-tools / disallowed-tools that is a near miss of one Claude Code knows."""
+    if not claude_code_loads(skill):
+        return
+    for key in ("allowed-tools", "disallowed-tools", "disallowedTools"):
+        entry = fields.get(key)
+        if entry is None or entry.error is not None:
+            continue
+        for name, span in _tool_names(skill, entry):
+            if name in claude_tools.KNOWN or name.startswith("mcp__") or not name[:1].isalpha():
+                continue
+            near = _LOWER_TOOLS.get(name.lower())
+            if near is None:
+                found = close_matches(name.lower(), list(_LOWER_TOOLS), 1, cutoff=0.8)
+                near = _LOWER_TOOLS[found[0]] if found else None
+            if near is None:
+                continue  # a plugin's, an agent's or a newer release's tool: not ours to doubt
+            reporter.report(
+                "SK206", skill.path, span,
+                f"'{name}' is not a Claude Code tool (Claude Code {claude_tools.CLAUDE_CODE_VERSION}), so '{key}' "
+                f"grants nothing by it; did you mean '{near}'?",
+                profile=skill.profile,
+                fixes=[Fix(f"Change to '{near}'", edits=(TextEdit(skill.path, span, near),), preferred=True)],
+                data={"closest": [near]},
+            )
+
+
+def _tool_names(skill: SkillEntry, entry: Field) -> list[tuple[str, Span]]:
+    """Each tool's bare name (before its '(' pattern) and the span of that name."""
+    node = entry.node
+    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    found: list[tuple[str, Span]] = []
+    for item in items:
+        if not isinstance(item, yaml.ScalarNode) or not isinstance(item.value, str):
+            continue
+        start, end = item.start_mark, item.end_mark
+        offset = 1  # the frontmatter starts on the file's second line
+        line = skill.file.lines[start.line + offset] if start.line + offset < len(skill.file.lines) else ""
+        # a span per name only where the scalar is written on one line as it reads (plain, or quoted
+        # without escapes); otherwise the whole value
+        raw = line[start.column : end.column] if start.line == end.line else ""
+        inner = raw[1:-1] if item.style in ("'", '"') else raw
+        exact = inner == item.value
+        for match in _TOOL_ITEM.finditer(item.value):
+            name = match.group(0).split("(", 1)[0]
+            if not name:
+                continue
+            if exact:
+                column = start.column + (1 if item.style in ("'", '"') else 0) + match.start()
+                span = Span.of(start.line + offset, column, start.line + offset, column + len(name))
+            else:
+                span = Span.of(start.line + offset, start.column, end.line + offset, end.column)
+            found.append((name, span))
+    return found
 
 
 def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Field],
@@ -415,6 +482,35 @@ def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
     return names is not None and name in names
 
 
+# How far above the skill directory a bare path may be meant from: its root, the plugin or the
+# project holding that root, and one more for a plugin inside a marketplace's plugins/ folder.
+_ANCESTOR_LEVELS = 4
+
+
+def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
+    """Whether a path written in the text (not a link) that is not in the skill directory names a
+    file of another skill beside it ("`lora-recipes`'s `references/mapping.md`") or one meant from
+    the plugin or project root (`uv run scripts/validate.py`, run where the agent works)."""
+    if target.startswith(("../", "./..")):
+        return False
+    root = split_text(directory)[0]
+    siblings = _list_dir(root, cache) or set()
+    if len(siblings) <= 200:  # a root with thousands of skills is not searched for every missing path
+        for sibling in siblings:
+            other = os.path.join(root, sibling)
+            if other != directory and _exists(joined(other, target), cache):
+                return True
+    above = root
+    for _ in range(_ANCESTOR_LEVELS - 1):
+        parent = split_text(above)[0]
+        if parent == above:
+            break
+        above = parent
+        if _exists(joined(above, target), cache) or _exists(joined(above, target.rstrip("/")), cache):
+            return True
+    return _exists(joined(root, target), cache)
+
+
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
     found: list[str] = []
     for base, dirs, files in os.walk(directory):
@@ -446,10 +542,12 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         )
     candidates: list[str] | None = None
     seen: set[tuple[int, int]] = set()
-    # target -> (its path when it is missing, the closest existing files): a body may repeat a target
-    missing: dict[str, tuple[Path | None, list[str]]] = {}
+    # (kind, target) -> (its path when it is missing, the closest existing files): a body may repeat a target
+    missing: dict[tuple[str, str], tuple[Path | None, list[str]]] = {}
     directory = skill.directory_text  # strings: most references exist, and a Path costs more than the test
     for reference in file.references:
+        if reference.kind == "loose":
+            continue
         key = (reference.span.start.line, reference.span.start.column)
         if key in seen:
             continue
@@ -457,27 +555,34 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
         if not target or target in (".", "./"):
             continue
-        known = missing.get(target)
+        known = missing.get((reference.kind, target))
         if known is None:
             resolved_text = joined(directory, target)
-            if _exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None):
-                known = missing[target] = None, []
+            if (_exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None)
+                    or (reference.kind == "bare" and _found_elsewhere(directory, target, dir_cache))):
+                known = missing[(reference.kind, target)] = None, []
             else:
                 if candidates is None:
                     candidates = _all_files(skill.directory)
-                known = missing[target] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
+                known = missing[(reference.kind, target)] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
         resolved_or_none, near = known
         if resolved_or_none is None:
             continue
         resolved = resolved_or_none
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
-        if resolved != skill.directory and within(resolved, skill.directory):  # never offer to create a file outside the skill ('../../x')
+        inside = resolved != skill.directory and within(resolved, skill.directory)
+        if inside:  # never offer to create a file outside the skill ('../../x')
             fixes.append(Fix(f"Create {target}", creates=(CreateFile(resolved, ""),)))
-        reporter.report(
-            "SK202", path, reference.span,
-            f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}",
-            profile=profile, fixes=fixes, data={"closest": near},
-        )
+            message = f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}"
+        else:
+            fixes = []  # the skill's own files are no suggestion for a path out of it
+            base = skill.directory.parent.parent
+            shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
+            message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
+        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near})
+    if file.placeholders and claude_code_loads(skill):
+        for placeholder in file.placeholders:
+            _report_placeholder(skill, placeholder, reporter)
     for reference in file.machine_paths:
         reporter.report(
             "SK204", path, reference.span,
@@ -485,6 +590,37 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             "reference files relative to the skill directory",
             profile=profile,
         )
+
+
+def claude_code_loads(skill: SkillEntry) -> bool:
+    """Whether Claude Code (or the Agent SDK) discovers the skill (runtimes.discovering): a .claude/skills
+    root, a plugin's or the user's skills directory."""
+    return any(each.key == "claude-code" for each in skill.runtimes)
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: Reporter) -> None:
+    number = int(placeholder.text[1:])
+    nth = _ORDINALS[number] if number < len(_ORDINALS) else f"{number + 1}th"
+    line = skill.file.lines[placeholder.span.start.line]
+    fixes: list[Fix] = []
+    if placeholder.why == "currency":
+        meant = "an amount"
+        advice = "write the amount without a '$' followed by digits (for example '2.5M USD')"
+    else:
+        meant = "the shell's own positional parameter" if "awk" not in line else "awk's field"
+        replacement = f"$({number})" if "awk" in line else f"${{{number}}}"
+        advice = f"write '{replacement}', which Claude Code leaves alone"
+        fixes.append(Fix(f"Change to '{replacement}'", edits=(TextEdit(skill.path, placeholder.span, replacement),),
+                         preferred=True))
+    reporter.report(
+        "SK205", skill.path, placeholder.span,
+        f"'{placeholder.text}' reads as {meant}, but Claude Code replaces it with the skill's {nth} argument when the "
+        f"skill is invoked with arguments; {advice}",
+        profile=skill.profile, fixes=fixes,
+    )
 
 
 def check_oversized_skill(model: Model, path: Path, reporter: Reporter) -> None:
@@ -551,7 +687,24 @@ def registry_quiet(model: Model, skill: SkillEntry, config: Config, shared: set[
                                and (skill.misnamed or not config.enabled(BY_CODE["SK303"]) or skill.key in model.listings)))
 
 
+# A SKILL.md that is a template to copy, not a skill: its directory says so, or its description is a
+# placeholder ("Replace with description of the skill ...", "TODO", "{{description}}").
+_TEMPLATE_WORDS = frozenset({"template", "templates", "skeleton", "boilerplate", "scaffold", "example-skill"})
+_PLACEHOLDER_TEXT = re.compile(r"(?i)^\s*(?:replace (?:with|this)|todo\b|tbd\b|fill (?:in|me)\b|\[?your description)|\{\{")
+
+
+def is_template(skill: SkillEntry) -> bool:
+    """Whether an undiscovered SKILL.md is a template to copy rather than a skill to load."""
+    words = set(re.split(r"[-_.\s]+", skill.dir_name.lower()))
+    if skill.dir_name.lower() in _TEMPLATE_WORDS or words & {"template", "templates", "skeleton", "boilerplate"}:
+        return True
+    description = skill.description
+    return description is not None and _PLACEHOLDER_TEXT.search(description) is not None
+
+
 def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
+    if is_template(skill):
+        return  # a template is copied into a root, never loaded where it is
     # the nearest root above, for "one level too deep"
     ancestor = skill.directory.parent
     hint = ""

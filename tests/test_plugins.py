@@ -1,0 +1,67 @@
+"""Claude Code plugins declared in files: marketplace entries without a plugin.json, and the skill
+directories a plugin.json names (tests/fixtures/plugin-marketplace)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from .helpers import codes, skill_md
+
+FIXTURE = Path(__file__).parent / "fixtures" / "plugin-marketplace"
+
+
+def _findings(project, cwd: Path = FIXTURE):
+    result = project.run("check", "--format", "json", cwd=cwd)
+    assert result.status == 0, result.out + result.err  # display-label names are warnings, not errors
+    return result.findings
+
+
+def test_every_skill_of_the_marketplace_is_a_claude_code_plugin_skill(project):
+    findings = _findings(project)
+    assert {(f["code"], f["severity"], f["path"]) for f in findings} == {
+        ("SK108", "warning", "plugins/billing/skills/refund-policy/SKILL.md"),
+        ("SK108", "warning", "plugins/docs-kit/custom/glossary/SKILL.md"),
+    }
+    # no spec errors for display labels (SK109), and no skill is undiscovered (SK302)
+    by_path = {f["path"]: f["message"] for f in findings}
+    # a plugin without plugin.json is named by its marketplace entry
+    assert "invoked as 'billing-tools:refund-policy'" in by_path["plugins/billing/skills/refund-policy/SKILL.md"]
+    # a directory plugin.json names is a root of the plugin, beside the default skills/
+    assert "invoked as 'docs-kit:glossary'" in by_path["plugins/docs-kit/custom/glossary/SKILL.md"]
+
+
+def test_without_the_marketplace_the_plugin_is_a_spec_collection(project, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(FIXTURE, copy)
+    (copy / ".claude-plugin" / "marketplace.json").unlink()
+    result = project.run("check", "--format", "json", cwd=copy)
+    billing = [f for f in result.findings if f["path"].startswith("plugins/billing/")]
+    assert sorted(codes(billing)) == ["SK108", "SK109"]  # the spec's rules: what the marketplace entry changes
+
+
+def test_a_plugin_json_skills_string_and_a_broken_marketplace(project):
+    project.write({
+        ".claude-plugin/marketplace.json": "{ not json",
+        "tools/.claude-plugin/plugin.json": json.dumps({"name": "tools", "skills": "./more"}),
+        "tools/more/lint/SKILL.md": skill_md("Lint"),
+        "tools/skills/fmt/SKILL.md": skill_md("fmt"),
+    })
+    findings = project.check()
+    assert [(f["code"], f["path"]) for f in findings] == [("SK108", "tools/more/lint/SKILL.md")]
+    assert "invoked as 'tools:lint'" in findings[0]["message"]
+
+
+def test_marketplace_sources_outside_the_marketplace_or_remote_are_ignored(project):
+    project.write({
+        "market/.claude-plugin/marketplace.json": json.dumps({"plugins": [
+            {"name": "escape", "source": "../outside"},
+            {"name": "remote", "source": {"source": "url", "url": "https://example.com/p.git"}},
+            {"name": "odd", "source": 42},
+        ]}),
+        "outside/skills/thing/SKILL.md": skill_md("Thing"),
+    })
+    findings = project.check()
+    # ../outside is not the marketplace's plugin: its skills are a spec collection's
+    assert sorted(codes(findings)) == ["SK108", "SK109"]
