@@ -27,7 +27,7 @@ from .trace import phase
 
 CACHE_ENV = "SKILL_LSP_CACHE_DIR"
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
-FORMAT = 4  # 4: Config keeps the answers of enabled() and severity_of() (new attributes)
+FORMAT = 5  # 4: Config keeps the answers of enabled() and severity_of() (new attributes); 5: PySource.notes, Call.agent_name, TypeScript and subagent files
 # files modified this recently are analysed but not stored
 RACY_SECONDS = 2.0
 

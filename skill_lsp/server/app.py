@@ -20,10 +20,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..codefiles import is_code_path
 from ..config import parse_settings
 from ..disclosure import agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename
-from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
+from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..rules.skills import name_problem
 from . import features
@@ -39,7 +40,9 @@ T = TypeVar("T")
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
 
-WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
+WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*",
+            # TypeScript/JavaScript agents and subagent files (.claude/agents, plugins' agents/)
+            "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md")
 
 
 def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
@@ -351,7 +354,7 @@ async def initial_index(ls: SkillLanguageServer) -> None:
     await ls.analyse_all()
     model = session.model
     summary = (f"indexed {sum(1 for s in model.skills.values() if not s.external)} skills and "
-               f"{len(model.agents) + len(model.options)} agent definitions" if model else "indexed")
+               f"{len(model.agents) + len(model.options) + len(model.definitions)} agent definitions" if model else "indexed")
     if token is not None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"skill-lsp {__version__}: {summary}"))
@@ -383,7 +386,7 @@ def on_exit(ls: SkillLanguageServer, params: None) -> None:
 
 
 def _is_ours(path: Path) -> bool:
-    return is_skill_filename(path.name) or path.suffix == ".py" or path.name == "pyproject.toml"
+    return is_skill_filename(path.name) or is_code_path(path) or path.name == "pyproject.toml"
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -1002,15 +1005,24 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
     ):
         span = _unquoted(skill.file.lines, entry.value_span)
         edits.setdefault(skill.path, []).append(types.TextEdit(range=lines.range(ls.codec, span), new_text=new_dir))
+    renamed_in: set[int] = set()  # an owner listing the skill twice (or by two names) is edited once
     for listing_path, _, owner in model.agents_using(skill):
         other = ls.lines_for(listing_path)
-        if other is None:
+        if other is None or id(owner) in renamed_in:
             continue
-        items = owner.skill_values() if isinstance(owner, AgentEntry) else _options_items(owner)
+        renamed_in.add(id(owner))
+        items = owner.skill_values() if isinstance(owner, (AgentEntry, DefinitionEntry)) else _options_items(owner)
         for item in items:
-            if item.kind == "str" and item.text == old_key:
-                edits.setdefault(listing_path, []).append(
-                    types.TextEdit(range=other.range(ls.codec, item.content_span or item.span), new_text=new_key))
+            if item.kind != "str" or item.text is None:
+                continue
+            if item.text == old_key:
+                new_text = new_key
+            elif isinstance(owner, DefinitionEntry) and owner.lookup(item.text) is skill:
+                new_text = new_dir  # a subagent naming it by its display name or bare plugin name
+            else:
+                continue
+            edits.setdefault(listing_path, []).append(
+                types.TextEdit(range=other.range(ls.codec, item.content_span or item.span), new_text=new_text))
     can_rename = _resource_operations(ls, "rename") and bool(ls.capability("workspace", "workspace_edit", "document_changes"))
     if not can_rename or new_dir == skill.dir_name:
         if new_dir != skill.dir_name:

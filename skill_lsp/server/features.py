@@ -18,7 +18,7 @@ from ..disclosure import (
     skill_entry,
 )
 from ..fields import FIELDS, FieldSpec
-from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
+from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
 from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
@@ -35,17 +35,20 @@ class CodeTarget:
     kind: str  # skill | skills-keyword | callee
     path: Path
     call: Call
-    owner: AgentEntry | OptionsEntry | None
+    owner: Owner | None
     item: PyValue | None = None
 
 
-def owner_of(model: Model, path: Path, call: Call) -> AgentEntry | OptionsEntry | None:
+def owner_of(model: Model, path: Path, call: Call) -> Owner | None:
     for agent in model.agents:
         if agent.path == path and agent.call is call:
             return agent
     for options in model.options:
         if options.path == path and options.call is call:
             return options
+    for definition in model.definitions:
+        if definition.path == path and definition.call is call:
+            return definition
     return None
 
 
@@ -74,15 +77,17 @@ def _contains(span: Span, position: Position) -> bool:
     return span.start <= position <= span.end
 
 
-def registries_of(owner: AgentEntry | OptionsEntry) -> list[Registry]:
+def registries_of(owner: Owner) -> list[Registry]:
     if isinstance(owner, AgentEntry):
         return [registry for _, registry in owner.registries() if registry is not None]
     return [owner.registry]
 
 
-def resolve_listing(owner: AgentEntry | OptionsEntry | None, name: str) -> SkillEntry | None:
+def resolve_listing(owner: Owner | None, name: str) -> SkillEntry | None:
     if owner is None:
         return None
+    if isinstance(owner, DefinitionEntry):
+        return owner.lookup(name)
     for registry in registries_of(owner):
         skill = registry.lookup(name)
         if skill is not None:
@@ -90,7 +95,7 @@ def resolve_listing(owner: AgentEntry | OptionsEntry | None, name: str) -> Skill
     return None
 
 
-def known_names(owner: AgentEntry | OptionsEntry | None) -> list[str]:
+def known_names(owner: Owner | None) -> list[str]:
     if owner is None:
         return []
     names: set[str] = set()
@@ -139,7 +144,7 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         name = target.item.text or ""
         skill = resolve_listing(owner, name)
         if skill is not None:
-            return skill_hover(model, skill, isinstance(owner, OptionsEntry))
+            return skill_hover(model, skill, not isinstance(owner, AgentEntry))
         registries = registries_of(owner) if owner is not None else []
         near = registries[0].skills.index().closest(name) if len(registries) == 1 else closest(name, known_names(owner))
         text = f"**unknown skill** `{name}` — no skill this agent can load has that name."
@@ -148,6 +153,8 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         return text
     if owner is None:
         return None
+    if isinstance(owner, DefinitionEntry):
+        return subagent_hover(model, owner)
     if isinstance(owner, AgentEntry):
         disclosure = agent_disclosure(model, owner)
         header = (f"**Disclosure of {disclosure.title}** — what the agent sees: "
@@ -165,6 +172,32 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
     if disclosure.unresolved:
         notes.append("Never offered (not discovered): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
     return "\n\n".join([header, _fence(disclosure.text, "xml"), *notes])
+
+
+def subagent_hover(model: Model, definition: DefinitionEntry) -> str:
+    """What a subagent sees of skills: each preloaded skill's whole SKILL.md, injected at start."""
+    kind = "Subagent" if definition.is_file else "AgentDefinition"
+    preloaded: list[SkillEntry] = []
+    missing: list[str] = []
+    for item in definition.skill_values():
+        if item.kind != "str" or item.text is None:
+            continue
+        skill = definition.lookup(item.text)
+        if skill is None:
+            missing.append(item.text)
+        elif skill not in preloaded:
+            preloaded.append(skill)
+    characters = sum(len(skill.file.text) for skill in preloaded)
+    parts = [f"**{kind} `{definition.display_name}`** — preloads {len(preloaded)} skill"
+             f"{'s' if len(preloaded) != 1 else ''}: the full content of each is injected into its context at start "
+             f"({characters:,} characters, about {(characters + 3) // 4:,} tokens)"]
+    if preloaded:
+        parts.append("\n".join(f"- `{skill.key}` — {skill.description or '(no description)'} "
+                                f"(`{relative(skill.path, model)}`)" for skill in preloaded))
+    if missing:
+        parts.append("Not preloaded (no such skill): " + ", ".join(f"`{name}`" for name in missing))
+    parts.append(f"Skills from {definition.registry.label}.")
+    return "\n\n".join(parts)
 
 
 def frontmatter_key_at(file: SkillFile, position: Position) -> tuple[str, bool] | None:
@@ -211,9 +244,11 @@ def field_doc(spec: FieldSpec, profile: Profile) -> str:
     return text + f"\n\n_{profile.value} profile_"
 
 
-def _owner_label(owner: AgentEntry | OptionsEntry) -> str:
+def _owner_label(owner: Owner) -> str:
     if isinstance(owner, AgentEntry):
         return f"Agent {owner.display_name}"
+    if isinstance(owner, DefinitionEntry):
+        return f"{'subagent' if owner.is_file else 'AgentDefinition'} {owner.display_name}"
     return f"ClaudeAgentOptions{' ' + owner.call.assigned_to if owner.call.assigned_to else ''}"
 
 
