@@ -160,7 +160,7 @@ def _skills_value(entry: Field) -> PyValue:
                 items.append(PyValue("other", item_span))
         return PyValue("list", span, items=items)
     if isinstance(node, yaml.ScalarNode) and isinstance(entry.value, str):
-        if node.style is None and span.start.line == span.end.line:
+        if not node.style and span.start.line == span.end.line:  # plain (the composer leaves '' or None)
             items = []
             for match in re.finditer(r"[^,]+", str(node.value)):
                 word = match.group(0)

@@ -197,7 +197,7 @@ class _Scanner:
     def _follow(self, node: Node, depth: int = 0) -> Node:
         """An identifier's const value (in this file), wrappers taken off."""
         node = _unwrap(node)
-        while node.type == "identifier" and depth < 20:
+        while node.type in ("identifier", "shorthand_property_identifier") and depth < 20:
             value = self.constants.get(_text(node))
             if value is None:
                 break
@@ -257,7 +257,8 @@ class _Scanner:
         for name, value, _ in agents:
             definition = self._follow(value)
             if definition.type == "object":
-                self._agent(definition, name, _text(value) if _unwrap(value).type == "identifier" else None)
+                named = _unwrap(value).type in ("identifier", "shorthand_property_identifier")
+                self._agent(definition, name, _text(value) if named else None)
 
     def _agent(self, node: Node, name: str, variable: str | None) -> None:
         if node.id in self.done:
@@ -304,7 +305,7 @@ class _Scanner:
             return PyValue("bool", span, text=kind)
         if kind == "number":
             return PyValue("number", span, text=_text(node))
-        if kind == "identifier":
+        if kind in ("identifier", "shorthand_property_identifier"):
             followed = self._follow(node)
             if followed.id != node.id and followed.type in ("string", "array", "object", "template_string"):
                 return self._value(followed, depth + 1)

@@ -611,13 +611,20 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     text = session.text(path) or ""
     if is_skill_filename(path.name):
         return _frontmatter_completion(ls, model, path, text, lines, position)
-    if path.suffix != ".py":
+    if not is_code_path(path):
         return None
     source = await ls.run(session.python_source, path, text)
-    context = features.skill_string_context(text, position, source)
-    if context is None:
-        return None
-    registries, claude = features.completion_registries(model, path, context, text)
+    registries: list[Registry]
+    if path.suffix == ".py":
+        context = features.skill_string_context(text, position, source)
+        if context is None:
+            return None
+        registries, claude = features.completion_registries(model, path, context, text)
+    else:  # a TypeScript/JavaScript file or a subagent file
+        found = features.agent_list_context(model, path, text, position, source)
+        if found is None:
+            return None
+        (context, registries), claude = found, True
     candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))
     # Fifty items are mostly serialisation: each carries only what differs from the defaults (the
