@@ -1,4 +1,5 @@
-from claude_agent_sdk import AgentDefinition as Definition, ClaudeAgentOptions
+from claude_agent_sdk import AgentDefinition as Definition
+from claude_agent_sdk import ClaudeAgentOptions
 
 options = ClaudeAgentOptions(
     skills=["release-notes"],
