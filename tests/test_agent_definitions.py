@@ -132,7 +132,7 @@ def test_subagent_skills_match_display_names_and_bare_plugin_names(check_project
     assert not [f for f in findings if f["path"] == ".claude/agents/a.md"]
     # the session filter matches canonical names only: the directory name is offered instead
     cl103 = one([f for f in findings if f["path"] == "app.py"], "CL103")
-    assert "list 'notes'" in cl103["message"]
+    assert "directory name 'notes'" in cl103["message"] and "did you mean 'notes'?" in cl103["message"]
 
 
 def test_a_plugins_agents_preload_its_skills(check_project) -> None:

@@ -316,7 +316,7 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
                 "CL103", path, item.span,
                 f"'{name}' is the frontmatter name of the skill in {labelled.dir_name}/, but the session's skills filter "
                 f"matches a skill's canonical name — its directory name '{labelled.key}' — so this skill is never "
-                f"offered; list '{labelled.key}'",
+                f"offered; did you mean '{labelled.key}'?",
                 fixes=_replace_fixes(path, value.items, index, near, listed), data={"closest": near, "name": name},
             )
             continue
