@@ -18,7 +18,8 @@ mirrors the frontmatter):
   `low|medium|high|xhigh|max` or an integer; `memory`: `user|project|local`; `background` (2.1.49): a
   boolean; `isolation: worktree` (2.1.50); `hooks` (a mapping), `mcpServers` (a list), `initialPrompt`,
   `color`, and the SDK type's `autoCompactWindow`, `omitClaudeMd`, `observer`, `observerMessage`.
-- Keys it does not know are ignored.
+- Keys it does not know are ignored; on a YAML error the frontmatter is read again with values holding
+  `: ` quoted, as for skills (see _recovered).
 """
 
 from __future__ import annotations
@@ -86,9 +87,12 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
                              "cannot read the subagent's name and description, so it is not loaded", None))
         return source
     if file.yaml_problem is not None:
-        source.notes.append(("CA102", file.yaml_problem.span, file.yaml_problem.message.replace(
-            "the skill is dropped by loaders", "Claude Code may not load the subagent"), None))
-        return source
+        recovered = _recovered(file)
+        if recovered is None:
+            source.notes.append(("CA102", file.yaml_problem.span, file.yaml_problem.message.replace(
+                "the skill is dropped by loaders", "Claude Code may not load the subagent"), None))
+            return source
+        file = recovered
     if file.not_mapping is not None:
         source.notes.append(("CA102", file.not_mapping, "the frontmatter must be a mapping of keys to values "
                              "(name: ..., description: ...)", None))
@@ -121,6 +125,35 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
     return source
 
 
+
+
+_UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+(?![\"'\[{|>])(.*: .*?)[ \t]*$")
+
+
+def _recovered(file: SkillFile) -> SkillFile | None:
+    """The frontmatter as Claude Code reads it after a YAML error: it quotes single-line values holding
+    ': ' and replaces leading tabs, then parses again (CHANGELOG 2.1.69, "Fixed skill descriptions with
+    colons ... failing to load"). Subagent files are read the same way: Anthropic's own plugins ship agents
+    whose description holds an unquoted ': ' (claude-plugins-official, pr-review-toolkit). None when that
+    does not help either."""
+    lines = list(file.lines)
+    end = file.close_line if file.close_line is not None else 0
+    changed = False
+    for number in range(1, end):
+        line = lines[number]
+        if line.startswith("\t"):
+            line = "  " + line.lstrip("\t")
+        match = _UNQUOTED_COLON.match(line)
+        if match:
+            value = match.group(2).replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{match.group(1)}: "{value}"'
+        if line != lines[number]:
+            lines[number] = line
+            changed = True
+    if not changed:
+        return None
+    retried = parse_skill("\n".join(lines))
+    return retried if retried.yaml_problem is None and retried.not_mapping is None else None
 
 
 def _non_empty_string(file: SkillFile, key: str) -> bool:

@@ -260,10 +260,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "CA102", "invalid-subagent-frontmatter", W, "A subagent file's frontmatter is not readable YAML.",
         "Without readable frontmatter Claude Code has no name and no description for the subagent and does not "
-        "load it (1.0.81 made unparsable agent files stop breaking the other agents' loading). Claude Code "
-        "retries a skill's frontmatter after quoting values that hold `: `; whether it does so for agent files "
-        "is not documented, so this is a warning, not an error.",
-        "---\nname: reviewer\ndescription: Use when: a PR is opened\n---",
+        "load it (1.0.81 made unparsable agent files stop breaking the other agents' loading). Claude Code reads "
+        "the frontmatter again after quoting values that hold `: ` (CHANGELOG 2.1.69); that case loads (Anthropic's "
+        "own plugins ship such agent files) and is not reported. What that retry cannot read either is reported; "
+        "as the retry for agent files is not documented line by line, as a warning.",
+        "---\nname: reviewer\ndescription: [Use when a PR is opened\n---",
     ),
     Rule(
         "CA103", "invalid-subagent-field", W, "A subagent frontmatter field with a value Claude Code does not take.",

@@ -107,7 +107,9 @@ def test_subagent_fields_are_checked_as_claude_code_reads_them(check_project) ->
         ".claude/agents/a.md": "---\nname: a\ndescription: d\npermissionMode: acceptEdit\nmaxTurns: 0\ncolour: red\n"
                                "memory: team\nisolation: worktree\neffort: high\nbackground: true\nhooks: {}\n---\n",
         ".claude/agents/nameless.md": "---\ndescription: d\nskills: [code-review]\n---\n",
-        ".claude/agents/broken.md": "---\nname: broken\ndescription: Use when: a PR opens\n---\n",
+        ".claude/agents/broken.md": "---\nname: broken\ndescription: [Use when a PR opens\n---\n",
+        # an unquoted ': ' is read after Claude Code's quoting retry: no finding
+        ".claude/agents/colon.md": "---\nname: colon\ndescription: Use when: a PR opens\nskills: [code-review]\n---\n",
         ".claude/agents/prose.md": "# Just notes\n",
     })
     a = [f for f in findings if f["path"] == ".claude/agents/a.md"]
@@ -119,7 +121,7 @@ def test_subagent_fields_are_checked_as_claude_code_reads_them(check_project) ->
     nameless = one([f for f in findings if f["path"] == ".claude/agents/nameless.md"], "CA101")
     assert nameless["severity"] == "error" and "no 'name'" in nameless["message"]
     assert codes(f for f in findings if f["path"] == ".claude/agents/broken.md") == ["CA102"]
-    assert not [f for f in findings if f["path"] == ".claude/agents/prose.md"]
+    assert not [f for f in findings if f["path"] in (".claude/agents/prose.md", ".claude/agents/colon.md")]
 
 
 def test_subagent_skills_match_display_names_and_bare_plugin_names(check_project) -> None:
