@@ -848,21 +848,28 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
     if python is None:
         return []
     result = []
-    owners: list[AgentEntry | OptionsEntry] = [*model.agents, *model.options]
+    owners: list[AgentEntry | OptionsEntry | DefinitionEntry] = [*model.agents, *model.options, *model.definitions_in(path)]
     for owner in owners:
         if owner.path != path:
             continue
+        listed = owner.skill_values() if isinstance(owner, (AgentEntry, DefinitionEntry)) else _options_items(owner)
         children = [
             types.DocumentSymbol(name=item.text or "?", kind=types.SymbolKind.Constant, range=lines.range(codec, item.span),
                                  selection_range=lines.range(codec, item.span))
-            for item in (owner.skill_values() if isinstance(owner, AgentEntry) else _options_items(owner))
-            if item.kind == "str"
+            for item in listed if item.kind == "str" and owner.call.span.start <= item.span.start <= owner.call.span.end
         ]
-        name = owner.display_name if isinstance(owner, AgentEntry) else (owner.call.assigned_to or "ClaudeAgentOptions")
+        if isinstance(owner, DefinitionEntry):
+            name, detail = owner.display_name, "subagent" if owner.is_file else "AgentDefinition"
+        elif isinstance(owner, AgentEntry):
+            name, detail = owner.display_name, "Agent"
+        else:
+            name, detail = owner.call.assigned_to or "ClaudeAgentOptions", "ClaudeAgentOptions"
+        span, callee = owner.call.span, owner.call.callee_span
+        # a TypeScript options object can be a const away from its query() call: select within the object then
+        selection = callee if span.start <= callee.start and callee.end <= span.end else span
         result.append(types.DocumentSymbol(
-            name=name, kind=types.SymbolKind.Class if isinstance(owner, AgentEntry) else types.SymbolKind.Object,
-            detail="Agent" if isinstance(owner, AgentEntry) else "ClaudeAgentOptions",
-            range=lines.range(codec, owner.call.span), selection_range=lines.range(codec, owner.call.callee_span),
+            name=name, kind=types.SymbolKind.Class if not isinstance(owner, OptionsEntry) else types.SymbolKind.Object,
+            detail=detail, range=lines.range(codec, span), selection_range=lines.range(codec, selection),
             children=children,
         ))
     for deck in model.decks:

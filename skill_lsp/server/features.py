@@ -58,7 +58,8 @@ def code_target(model: Model, path: Path, position: Position) -> CodeTarget | No
         return None
     best: CodeTarget | None = None
     for call in python.source.calls:
-        if not _contains(call.span, position):
+        # a TypeScript query()'s options object may be a const elsewhere in the file: its callee is outside it
+        if not _contains(call.span, position) and not _contains(call.callee_span, position):
             continue
         owner = owner_of(model, path, call)
         skills = call.keywords.get("skills")

@@ -244,3 +244,22 @@ async def test_ranges_in_every_encoding_in_markdown_and_typescript(agents_encodi
     found = await client.text_document_definition_async(types.DefinitionParams(
         text_document=doc(court), position=position_of(court, "résumé,", 3, encoding)))
     assert found is not None and found[0].uri == uri(agents_workspace / ".claude/skills/résumé/SKILL.md")
+
+
+async def test_hover_on_query_previews_the_session_and_symbols_list_each_agent(agents_client: LanguageClient,
+                                                                               agents_workspace: Path) -> None:
+    mjs = agents_workspace / CLEAN_MJS
+    open_file(agents_client, mjs)
+    encoding = encoding_of(agents_client)
+    hover = await agents_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(mjs), position=position_of(mjs, "sdk.query", 5, encoding)))
+    assert hover is not None and "<available_skills>" in hover.contents.value and "\ncode-review\n" in hover.contents.value
+    symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(mjs)))
+    assert symbols is not None
+    assert sorted((symbol.name, symbol.detail) for symbol in symbols) == [("ClaudeAgentOptions", "ClaudeAgentOptions"),
+                                                                         ("notes", "AgentDefinition")]
+    writer = agents_workspace / WRITER
+    open_file(agents_client, writer)
+    symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(writer)))
+    assert symbols is not None and [(s.name, [c.name for c in s.children or []]) for s in symbols] == [
+        ("writer", ["release-notes", "code-review"])]
