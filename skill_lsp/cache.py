@@ -24,12 +24,13 @@ from pathlib import Path, PurePath
 from typing import Any, NoReturn
 
 from . import forks
+from .codefiles import parse_code
 from .config import Config
 from .discovery import path_of
 from .index import Model, PythonEntry, RawSpan, Root, SkillEntry, SkillFacts, SkillJob, Workspace
 from .model import Finding
 from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, save, save_outcome
-from .pysource import PySource, parse_python
+from .pysource import PySource
 from .rules.report import Reporter
 from .rules.skills import check_skill
 from .skillfile import parse_skill
@@ -166,12 +167,12 @@ def _unpack(packed: Packed) -> Analysis:
 
 
 def parse_python_file(path: Path) -> PySource | str:
-    """A Python file's parse, or why it could not be read."""
+    """A code file's parse (Python, TypeScript/JavaScript, a subagent file), or why it could not be read."""
     try:
         text = read_text(path)
     except (OSError, FileTooLarge) as error:
         return unreadable_reason(error)
-    return parse_python(text, PurePath(path))
+    return parse_code(text, PurePath(path))
 
 
 # What a child streams at a time: enough chunks that a message's overhead is nothing, few enough
@@ -541,7 +542,7 @@ class CachedWorkspace(Workspace):
                     continue
                 if stamp is not None and not self._recent(stamp[1]):
                     self.new.pythons[str(path)] = (stamp, result)
-                if result.calls:
+                if result.calls or result.notes:
                     model.pythons[path] = PythonEntry(path, result, folder)
 
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:

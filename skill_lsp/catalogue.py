@@ -283,10 +283,14 @@ RULES: tuple[Rule, ...] = (
         enabled_by_default=False,
     ),
     Rule(
-        "CL101", "invalid-skill-name", E, "A name in `ClaudeAgentOptions(skills=[...])` that the SDK rejects.",
-        "The Claude Agent SDK validates each listed name before it starts Claude Code and raises "
-        "ValueError/TypeError for names that can never match a skill: empty or padded names, parentheses, "
-        "commas, control characters, wildcard suffixes, a leading `/`, unpaired backslashes.",
+        "CL101", "invalid-skill-name", E, "A name in the SDK's `skills` option that the SDK rejects.",
+        "The Claude Agent SDK validates each name of `ClaudeAgentOptions(skills=[...])` (Python) or "
+        "`query({ options: { skills } })` (TypeScript) before it starts Claude Code, and throws for names that "
+        "can never match a skill: empty or padded names, parentheses, commas, control characters, wildcard "
+        "suffixes, a leading `/`, unpaired backslashes. Each SDK's own wording is reported: Python 0.2.143 "
+        "(`_internal/transport/subprocess_cli.py`, `_validate_skill_name`), TypeScript 0.3.333 (`sdk.mjs`, "
+        "where U+FEFF is trimmed as whitespace and `__*` is a wildcard suffix too). Neither SDK checks the "
+        "names of an `AgentDefinition`'s `skills`.",
         'ClaudeAgentOptions(skills=["shop:*"])',
     ),
     Rule(
@@ -298,13 +302,58 @@ RULES: tuple[Rule, ...] = (
         "CL103", "unknown-skill", W, "A listed skill that no discovered skill has.",
         "The SDK accepts the name, but the skill is never offered: at run time the Skill tool answers "
         "\"Skill X is not in this session's skills allowlist\". Discovery covers `<cwd>/.claude/skills`, "
-        "`add_dirs`, the user's skills directory and local plugins.",
+        "`add_dirs` (`additionalDirectories`), the user's skills directory and local plugins. The session's "
+        "filter matches a skill's canonical name only — its directory name, or `plugin:skill`: both SDKs turn "
+        "each name into a `Skill(name)` rule, and their own errors say \"Names match the skill's directory "
+        "name\" (Python 0.2.143 `subprocess_cli.py`; TypeScript 0.3.333 `sdk.mjs`, whose `sdk.d.ts` adds "
+        "\"Display names and aliases do not match\"), and Claude Code invokes a skill by its directory basename "
+        "(CHANGELOG 2.1.94 makes the frontmatter `name` the invocation name only for plugin skills declared as "
+        "`\"skills\": [\"./\"]`). A frontmatter `name` that differs from the directory is therefore reported, "
+        "with the directory name to list instead. A subagent's list is more lenient: an `AgentDefinition`'s "
+        "`skills` (Python SDK 0.1.49+, TypeScript) and a subagent file's `skills:` (Claude Code 2.0.43+) "
+        "\"additionally resolve display names and aliases\" (sdk.d.ts 0.3.333), so there a frontmatter `name` or "
+        "a plugin skill's bare name matches, and only a name no skill has is reported: the subagent starts "
+        "without it.",
         'ClaudeAgentOptions(skills=["refund-polcy"])',
     ),
     Rule(
         "CL104", "wildcard-all", E, '`"*"` in the skills list.',
         'The SDK rejects a bare `*`; to enable every skill pass `skills="all"`.',
         'ClaudeAgentOptions(skills=["*"])',
+    ),
+    Rule(
+        "CA101", "subagent-not-loaded", E, "A subagent file without a `name` or a `description`.",
+        "Claude Code loads a Markdown file in `.claude/agents/` (or `~/.claude/agents/`, a plugin's `agents/`) as "
+        "a subagent only when its frontmatter has both: \"Only name and description are required\" "
+        "(code.claude.com/docs/en/sub-agents), and since 2.1.43 other Markdown files there are skipped without a "
+        "warning (CHANGELOG: \"Fixed spurious warnings for non-agent markdown files in .claude/agents/\"). "
+        "A file with no frontmatter at all is taken for such a note and not reported.",
+        "---\nname: reviewer\nskills: [code-review]\n---   # no description: never offered",
+    ),
+    Rule(
+        "CA102", "invalid-subagent-frontmatter", W, "A subagent file's frontmatter is not readable YAML.",
+        "Without readable frontmatter Claude Code has no name and no description for the subagent and does not "
+        "load it (1.0.81 made unparsable agent files stop breaking the other agents' loading). Claude Code reads "
+        "the frontmatter again after quoting values that hold `: ` (CHANGELOG 2.1.69); that case loads (Anthropic's "
+        "own plugins ship such agent files) and is not reported. What that retry cannot read either is reported; "
+        "as the retry for agent files is not documented line by line, as a warning.",
+        "---\nname: reviewer\ndescription: [Use when a PR is opened\n---",
+    ),
+    Rule(
+        "CA103", "invalid-subagent-field", W, "A subagent frontmatter field with a value Claude Code does not take.",
+        "Values from Claude Code's documentation and the TypeScript SDK's `AgentDefinition` type (0.3.333), which "
+        "mirrors the frontmatter: `permissionMode` one of default, acceptEdits, bypassPermissions, plan, dontAsk, "
+        "auto (2.0.43); `maxTurns` a positive integer; `effort` low, medium, high, xhigh, max or an integer "
+        "(2.1.78); `memory` user, project or local; `background` a boolean (2.1.49); `isolation: worktree` "
+        "(2.1.50); `tools`/`disallowedTools`/`skills` a comma-separated string or a list (2.0.30); `hooks` a "
+        "mapping. The subagent still loads, without the setting as written.",
+        "permissionMode: acceptEdit   # acceptEdits",
+    ),
+    Rule(
+        "CA104", "unknown-subagent-field", INFO, "A subagent frontmatter key Claude Code does not read.",
+        "Claude Code ignores keys it does not know, so the subagent loads, but the setting has no effect — "
+        "often a misspelt field (`permisionMode`, `skill`). The closest known key is suggested.",
+        "colour: blue   # color",
     ),
     Rule(
         "CF001", "invalid-config", E, "A `[tool.skill-lsp]` setting has an invalid value.",

@@ -169,7 +169,7 @@ def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Ou
     with trace.phase("rules"):
         results = run_rules(model, settings)
     outcome = Outcome(results, dict(model.unreadable), sum(1 for skill in model.skills.values() if not skill.external),
-                      len(model.agents) + len(model.options))
+                      len(model.agents) + len(model.options) + len(model.definitions))
     workspace.save()
     workspace.save_outcome(model, outcome)
     return outcome

@@ -1,4 +1,4 @@
-"""Walking a workspace: the SKILL.md, Python and pyproject.toml files it holds."""
+"""Walking a workspace: the SKILL.md, agent-defining (Python, TypeScript/JavaScript, subagent) and pyproject.toml files it holds."""
 
 from __future__ import annotations
 
@@ -18,11 +18,24 @@ SKIP_DIRS = frozenset({
     ".tox", ".nox", ".venv", "venv", ".eggs", "site-packages", ".direnv", ".cache",
 })
 SKILL_FILENAMES = ("SKILL.md",)
+# Files that can define agents besides Python (skill_lsp.codefiles parses them): TypeScript/JavaScript
+# (tssource.SCRIPT_SUFFIXES; declaration files declare types only) and subagent Markdown files.
+_SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_DECLARATIONS = (".d.ts", ".d.mts", ".d.cts")
+
+
+def _is_agents_dir(directory: str) -> bool:
+    """Claude Code's subagents directory: `.claude/agents`, or a plugin's `agents/` beside `.claude-plugin/`."""
+    head, name = os.path.split(directory)
+    if name != "agents":
+        return False
+    return os.path.basename(head) == ".claude" or os.path.isdir(os.path.join(head, ".claude-plugin"))
 
 
 @dataclass
 class Listing:
     skill_files: list[Path] = field(default_factory=list)
+    # the files that can define agents: Python, TypeScript/JavaScript, subagent Markdown
     python_files: list[Path] = field(default_factory=list)
     pyprojects: list[Path] = field(default_factory=list)
     # directories that exist (as strings), for resolving roots without touching the disk again
@@ -277,6 +290,7 @@ class _Walker:
             # what this directory adds, taken back should it turn out to be a virtualenv's
             counts = len(found.skill_files), len(found.python_files), len(found.pyprojects)
             virtualenv = False
+            agents_dir: bool | None = None  # a subagents directory (decided at its first .md file)
             subdirectories: list[tuple[str, str, bool]] = []
             for entry in children:
                 name = entry.name
@@ -306,7 +320,14 @@ class _Walker:
                     continue
                 if name == "SKILL.md" or (len(name) == 8 and is_skill_filename(name)):
                     bucket = found.skill_files
-                elif name.endswith(".py"):
+                elif name.endswith(".py") or (name.endswith(_SCRIPT_SUFFIXES) and not name.endswith(_DECLARATIONS)):
+                    bucket = found.python_files
+                elif name.endswith(".md") and agents_dir is None:
+                    agents_dir = _is_agents_dir(directory)
+                    if not agents_dir:
+                        continue
+                    bucket = found.python_files
+                elif name.endswith(".md") and agents_dir:
                     bucket = found.python_files
                 elif name == "pyproject.toml":
                     bucket = found.pyprojects

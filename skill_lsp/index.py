@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
+from .codefiles import is_code_path, parse_code
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
 from .discovery import Listing, is_skill_filename, split_skill_text, split_text, walk, within
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
-from .pysource import Call, PySource, PyValue, parse_python
+from .pysource import Call, PySource, PyValue
 from .runtimes import Runtime, discovering
 from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
@@ -329,6 +330,54 @@ class OptionsEntry:
 
 
 @dataclass
+class DefinitionEntry:
+    """A Claude subagent that preloads skills: the SDK's AgentDefinition (Python or TypeScript) or a
+    Claude Code subagent file. Its skills come from the registry of the options whose agents={...} hold
+    it, or, on its own or in a file, from every Claude root of the workspace folder and the user's."""
+
+    path: Path
+    call: Call
+    folder: Path
+    registry: Registry
+    options: OptionsEntry | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.call.agent_name or self.call.assigned_to or f"agent at line {self.call.span.start.line + 1}"
+
+    @property
+    def is_file(self) -> bool:
+        return self.call.kind == "agent_file"
+
+    def skill_values(self) -> list[PyValue]:
+        value = self.call.keyword("skills")
+        if value is None or value.kind not in ("list", "tuple"):
+            return []
+        return value.items
+
+    def lookup(self, name: str) -> SkillEntry | None:
+        return preloaded_skill(self.registry, name)
+
+
+def preloaded_skill(registry: Registry, name: str) -> SkillEntry | None:
+    """The skill a subagent's `skills` entry preloads. Unlike the session's filter, an agent's list also
+    resolves display names (frontmatter `name`) and a plugin skill by its bare name (TypeScript SDK 0.3.333,
+    sdk.d.ts on the initialize request's `skills`: "subagents use AgentDefinition.skills, which additionally
+    resolves display names and aliases")."""
+    found = registry.lookup(name)
+    if found is not None:
+        return found
+    for key, bucket in registry.skills.items():
+        for skill in bucket:
+            if skill.facts.name == name or key.endswith(":" + name):
+                return skill
+    return None
+
+
+Owner = AgentEntry | OptionsEntry | DefinitionEntry
+
+
+@dataclass
 class Model:
     folders: list[Path]
     skills: dict[Path, SkillEntry] = field(default_factory=dict)
@@ -337,10 +386,11 @@ class Model:
     decks: list[DeckEntry] = field(default_factory=list)
     agents: list[AgentEntry] = field(default_factory=list)
     options: list[OptionsEntry] = field(default_factory=list)
+    definitions: list[DefinitionEntry] = field(default_factory=list)
     configs: dict[Path, LoadedConfig] = field(default_factory=dict)
     unreadable: dict[Path, str] = field(default_factory=dict)
     # skill key -> agents / options that list it (with the listing's span)
-    listings: dict[str, list[tuple[Path, Span, AgentEntry | OptionsEntry]]] = field(default_factory=dict)
+    listings: dict[str, list[tuple[Path, Span, Owner]]] = field(default_factory=dict)
     project_registries: dict[Path, Registry] = field(default_factory=dict)
     # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
     _config_dirs: dict[str, Path | None] = field(default_factory=dict, repr=False)
@@ -366,6 +416,9 @@ class Model:
 
     def entries_changed(self) -> None:
         self._entries = None
+
+    def definitions_in(self, path: Path) -> list[DefinitionEntry]:
+        return [definition for definition in self.definitions if definition.path == path]
 
     def entries_replaced(self, path: Path, agents: list[AgentEntry], options: list[OptionsEntry]) -> None:
         """path's agents and options are now these (it defines no Deck)."""
@@ -436,7 +489,7 @@ class Model:
     def skills_in(self, registry: Registry) -> list[SkillEntry]:
         return [skill for bucket in registry.skills.values() for skill in bucket]
 
-    def agents_using(self, skill: SkillEntry) -> list[tuple[Path, Span, AgentEntry | OptionsEntry]]:
+    def agents_using(self, skill: SkillEntry) -> list[tuple[Path, Span, Owner]]:
         result = []
         for path, span, owner in self.listings.get(skill.key, []):
             if isinstance(owner, AgentEntry):
@@ -445,6 +498,14 @@ class Model:
                 registries = [owner.registry]
             if any(skill in registry.skills.get(skill.key, []) for registry in registries):
                 result.append((path, span, owner))
+        # subagents also name a skill by its display name or a plugin skill by its bare name
+        aliases = {name for name in (skill.facts.name, skill.key.rpartition(":")[2]) if name and name != skill.key}
+        for alias in aliases:
+            for path, span, owner in self.listings.get(alias, []):
+                if isinstance(owner, DefinitionEntry) and owner.lookup(alias) is skill:
+                    result.append((path, span, owner))
+        if aliases:
+            result.sort(key=_listing_order)
         return result
 
 
@@ -509,7 +570,7 @@ class Workspace:
         cached = self._cache.get(path)
         if cached is not None and cached.text == text:
             return cached.value
-        value: object = parse_python(text, PurePath(path)) if python else parse_skill(text)
+        value: object = parse_code(text, PurePath(path)) if python else parse_skill(text)
         self._cache[path] = _Parsed(text, value)
         return value
 
@@ -543,7 +604,7 @@ class Workspace:
                 continue
             if is_skill_filename(path.name):
                 skill_paths.append((path, folder))
-            elif path.suffix == ".py":
+            elif is_code_path(path):
                 python_paths.append((path, folder))
 
         try:
@@ -596,7 +657,7 @@ class Workspace:
                 continue
             source = self._parse(path, text, python=True)
             assert isinstance(source, PySource)
-            if source.calls:
+            if source.calls or source.notes:
                 model.pythons[path] = PythonEntry(path, source, folder)
 
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
@@ -657,8 +718,8 @@ def _json_object(path: Path, consulted: set[str]) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def _listed_items(owner: AgentEntry | OptionsEntry) -> list[PyValue]:
-    if isinstance(owner, AgentEntry):
+def _listed_items(owner: Owner) -> list[PyValue]:
+    if isinstance(owner, (AgentEntry, DefinitionEntry)):
         items = owner.skill_values()
     else:
         value = owner.call.keyword("skills")
@@ -666,11 +727,11 @@ def _listed_items(owner: AgentEntry | OptionsEntry) -> list[PyValue]:
     return [item for item in items if item.kind == "str" and item.text is not None]
 
 
-def _listing_order(entry: tuple[Path, Span, AgentEntry | OptionsEntry]) -> tuple[tuple[str, ...], Span]:
+def _listing_order(entry: tuple[Path, Span, Owner]) -> tuple[tuple[str, ...], Span]:
     return entry[0].parts, entry[1]
 
 
-def _add_listings(model: Model, owner: AgentEntry | OptionsEntry, sort: bool = False) -> None:
+def _add_listings(model: Model, owner: Owner, sort: bool = False) -> None:
     for item in _listed_items(owner):
         assert item.text is not None
         entries = model.listings.setdefault(item.text, [])
@@ -679,7 +740,7 @@ def _add_listings(model: Model, owner: AgentEntry | OptionsEntry, sort: bool = F
             entries.sort(key=_listing_order)
 
 
-def _remove_listings(model: Model, owner: AgentEntry | OptionsEntry) -> None:
+def _remove_listings(model: Model, owner: Owner) -> None:
     for item in _listed_items(owner):
         assert item.text is not None
         entries = model.listings.get(item.text)
@@ -702,6 +763,8 @@ class _Builder:
         # what the model depends on beyond the walked tree: paths looked up on disk (check's
         # cache of whole results compares them next time)
         self.consulted: set[str] = set()
+        # the registry of agent definitions on their own, by workspace folder (folder_claude_registry)
+        self.folder_registries: dict[Path, Registry] = {}
         # project_dir's answers while the model is built (run), by directory
         self.project_dirs: dict[tuple[str, str, str], Path] = {}
 
@@ -802,6 +865,8 @@ class _Builder:
         self.assign_decks()
         for entry, call in options_calls:
             model.options.append(OptionsEntry(entry.path, call, entry.folder, self.claude_registry(entry, call, user_dir)))
+        for entry in model.pythons.values():
+            model.definitions += self.definitions(entry, model.entries_in(entry.path)[2])
         self.index_listings()
         self.project_dirs.clear()  # answers for this build: an edit later asks the file system again
 
@@ -1130,11 +1195,60 @@ class _Builder:
         self.fill(registry)
         return registry
 
+    def folder_claude_registry(self, folder: Path) -> Registry:
+        """For a subagent file or an AgentDefinition in no options: every Claude root of the folder (project
+        skills, nested `.claude/skills`, plugins) and the user's skills — the session it runs in is not
+        known, so every skill it could preload counts."""
+        registries = self.folder_registries
+        found = registries.get(folder)
+        if found is None:
+            roots = [root for root in self.model.roots.values() if root.profile == Profile.CLAUDE and (
+                     (root.origin in ("claude", "plugin") and within(root.path, folder)) or root.origin == "user")]
+            roots.sort(key=lambda root: (_ORIGIN_RANK[root.origin], root.path.parts))
+            found = registries[folder] = Registry(f"the Claude skills of {folder.name}", roots)
+            self.fill(found)
+        return found
+
+    def definitions(self, entry: PythonEntry, options_in_file: list[OptionsEntry]) -> list[DefinitionEntry]:
+        """The file's agent definitions, each in the options whose agents={...} holds it (inline, or a
+        variable / const of the same file) or on its own."""
+        calls = [call for call in entry.source.calls if call.kind in ("agent_definition", "agent_file")]
+        if not calls:
+            return []
+        by_variable = {call.assigned_to: call for call in calls if call.assigned_to}
+        by_span = {call.span: call for call in calls}
+        owners: dict[int, tuple[OptionsEntry, str | None]] = {}
+        for options in options_in_file:
+            agents = options.call.keyword("agents")
+            if agents is None or agents.kind != "dict":
+                continue
+            for key, value in agents.pairs:
+                target = value.call
+                if target is None and value.kind == "dict":
+                    target = by_span.get(value.span)
+                elif target is None and value.kind == "name" and value.name:
+                    target = by_variable.get(value.name)
+                if target is not None and target.kind == "agent_definition":
+                    owners[id(target)] = (options, key.text if key.kind == "str" else None)
+        found = []
+        for call in calls:
+            owner = owners.get(id(call))
+            if owner is not None:
+                options, name = owner
+                if name and call.agent_name is None:
+                    call.agent_name = name
+                found.append(DefinitionEntry(entry.path, call, entry.folder, options.registry, options))
+            else:
+                found.append(DefinitionEntry(entry.path, call, entry.folder, self.folder_claude_registry(entry.folder)))
+        return found
+
     def index_listings(self) -> None:
         """The options' listings beside the agents' (indexed before the skills were loaded), in order."""
         model = self.model
         for options in model.options:
             _add_listings(model, options)
+        for definition in model.definitions:
+            _add_listings(model, definition)
         for entries in model.listings.values():
             if len(entries) > 1:
                 entries.sort(key=_listing_order)
@@ -1168,7 +1282,7 @@ class _Builder:
         if gone_options:
             dropped = {id(options) for options in gone_options}
             model.options = [options for options in model.options if id(options) not in dropped]
-        if calls:
+        if calls or source.notes:
             entry = model.pythons[path] = PythonEntry(path, source, folder)
         else:
             model.pythons.pop(path, None)
@@ -1177,6 +1291,8 @@ class _Builder:
         options_calls: list[OptionsEntry] = []
         for call in calls:
             owner: AgentEntry | OptionsEntry
+            if call.kind in ("agent_definition", "agent_file"):
+                continue  # below, once the file's options are made
             if call.kind == "agent":
                 owner = AgentEntry(path, call, folder)
                 self.place(owner)
@@ -1189,11 +1305,27 @@ class _Builder:
         model.agents += agents
         model.options += options_calls
         model.entries_replaced(path, agents, options_calls)
+        # the file's agent definitions: their registries are the options' above or the folder's
+        gone_definitions = model.definitions_in(path)
+        for definition in gone_definitions:
+            affected |= self.listed_skill_files(definition)
+            _remove_listings(model, definition)
+        if gone_definitions:
+            dropped = {id(definition) for definition in gone_definitions}
+            model.definitions = [definition for definition in model.definitions if id(definition) not in dropped]
+        if calls:
+            for definition in self.definitions(entry, options_calls):
+                model.definitions.append(definition)
+                _add_listings(model, definition, sort=True)
+                affected |= self.listed_skill_files(definition)
         return affected
 
-    def listed_skill_files(self, owner: AgentEntry | OptionsEntry) -> set[Path]:
+    def listed_skill_files(self, owner: Owner) -> set[Path]:
         """The SKILL.md files an agent lists (SK303 on them depends on it)."""
         found: set[Path] = set()
+        if isinstance(owner, DefinitionEntry):
+            return {skill.path for item in _listed_items(owner) if item.text is not None
+                    and (skill := owner.lookup(item.text)) is not None}
         registries = [owner.registry] if isinstance(owner, OptionsEntry) else [r for _, r in owner.registries() if r is not None]
         for item in _listed_items(owner):
             if item.text is None:

@@ -27,7 +27,7 @@ from .trace import phase
 
 CACHE_ENV = "SKILL_LSP_CACHE_DIR"
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
-FORMAT = 6  # 6: facts read Claude Code's recovered frontmatter; findings carry per-runtime verdicts; body references have a kind (SK202 reads it); 4: Config keeps enabled()/severity_of() answers
+FORMAT = 7  # 7: facts read Claude Code's recovered frontmatter; findings carry per-runtime verdicts; body references have a kind; PySource.notes, Call.agent_name, TypeScript and subagent files
 # files modified this recently are analysed but not stored
 RACY_SECONDS = 2.0
 

@@ -41,9 +41,12 @@ _IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
 # the keyword arguments of Agent / Deck / ClaudeAgentOptions that skill-lsp reads
-_READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins"})
+_READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins",
+                            "description"})
 
-CallKind = Literal["agent", "deck", "deck_from_project", "claude_options"]
+# agent_definition: the SDK's AgentDefinition (Python call or TypeScript object); agent_file: a Claude Code
+# subagent file's frontmatter (skill_lsp.agentfile), both read as a call with keywords
+CallKind = Literal["agent", "deck", "deck_from_project", "claude_options", "agent_definition", "agent_file"]
 ValueKind = Literal["str", "list", "tuple", "dict", "none", "name", "path", "number", "bool", "bytes", "other"]
 
 
@@ -89,6 +92,8 @@ class Call:
     assigned_to: str | None = None
     # index within PySource.calls
     index: int = 0
+    # agent_definition: the name it is registered under in agents={...} (TypeScript: or the file's name)
+    agent_name: str | None = None
 
     def keyword(self, name: str) -> PyValue | None:
         entry = self.keywords.get(name)
@@ -110,6 +115,9 @@ class PySource:
     imports: dict[str, tuple[str, str]] = field(default_factory=dict)
     # local names bound to the frameworks: name -> ("symbol", "agentdeck:Agent") | ("module", "agentdeck")
     bindings: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # a file's own problems found while reading it (a subagent file's frontmatter): (code, span, message,
+    # replacement or None); plain tuples, so that check's cache stores them as they are
+    notes: list[tuple[str, Span, str, str | None]] = field(default_factory=list)
 
     def resolve_callee(self, dotted: str) -> str | None:
         """'agentdeck:Agent' for callee text such as 'A', 'ad.Agent' or 'Deck.from_project'."""
@@ -312,7 +320,7 @@ class _Scanner:
             else:
                 names.append((_text(child), _text(child)))
         if any(child.type == "wildcard_import" for child in node.children) and framework:
-            names.extend((n, n) for n in ("Agent", "Deck", "ClaudeAgentOptions"))
+            names.extend((n, n) for n in ("Agent", "Deck", "ClaudeAgentOptions", "AgentDefinition"))
         for name, local in names:
             if framework:
                 self.source.frameworks.add(framework)
@@ -394,6 +402,7 @@ class _Scanner:
             "agentdeck:Deck": "deck",
             "agentdeck:Deck.from_project": "deck_from_project",
             "claude_agent_sdk:ClaudeAgentOptions": "claude_options",
+            "claude_agent_sdk:AgentDefinition": "agent_definition",
         }
         kind = kinds.get(target or "")
         if kind is None:
@@ -417,7 +426,7 @@ class _Scanner:
                 callee_span = Span(self.lines.span(callee).start, self.lines.span(attr).end)
         call = Call(
             kind=kind,
-            framework=AGENTDECK if kind != "claude_options" else CLAUDE_SDK,
+            framework=AGENTDECK if kind in ("agent", "deck", "deck_from_project") else CLAUDE_SDK,
             callee_span=callee_span,
             span=self.lines.span(node),
             keywords=keywords,

@@ -162,6 +162,10 @@ class Field:
             self._value_span = _node_span(self.node, self._offset, self._starts)
         return self._value_span
 
+    def span_of(self, node: yaml.Node) -> Span:
+        """The span of a node inside this field's value (a list item, for a subagent's skills)."""
+        return _node_span(node, self._offset, self._starts)
+
     def value_raw(self) -> tuple[int, int, int, int]:
         """value_span as four numbers (start line and column, end line and column), without the
         Span: a skill's facts keep the name's span so, and most are never made a Span."""

@@ -402,6 +402,8 @@ EXAMPLE_MISTAKES = {
     ("shop/.claude/skills/order-status/SKILL.md", 2, "SK108"),
     ("shop/.claude/skills/shipping-times/SKILL.md", 1, "SK106"),
     ("shop/.claude/skills/shipping-times/SKILL.md", 6, "SK202"),
+    ("shop/.claude/agents/returns-clerk.md", 8, "CL103"),
+    ("shop/desk.ts", 7, "CL103"),
     ("shop/shop_desk.py", 11, "CL101"),
     ("shop/shop_desk.py", 15, "CL103"),
 }

@@ -10,7 +10,7 @@ from ..discovery import is_skill_filename, within
 from ..index import Model, SkillEntry
 from ..model import Finding
 from ..textutil import FileTooLarge, is_too_large, read_text
-from .code import check_agent, check_deck, check_options
+from .code import check_agent, check_deck, check_definition, check_options, report_notes
 from .report import Reporter
 from .skills import check_oversized_skill, check_skill, check_skill_registry, registry_quiet, sharing_a_key
 
@@ -38,6 +38,9 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
             check_agent(model, agent, reporter)
         for options in options_calls:
             check_options(model, options, reporter)
+        for definition in model.definitions_in(path):
+            check_definition(model, definition, reporter)
+        report_notes(path, python.source, reporter)
         return sorted(reporter.findings, key=Finding.sort_key)
     if path in _oversized_skills(model):
         reporter = Reporter(config, {})

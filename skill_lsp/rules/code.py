@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..discovery import within
-from ..index import AgentEntry, DeckEntry, Model, OptionsEntry, Registry, Root, SkillEntry
+from ..index import AgentEntry, DeckEntry, DefinitionEntry, Model, OptionsEntry, Registry, Root, SkillEntry
 from ..model import CreateFile, Fix, Related, Span, TextEdit
-from ..pysource import PyValue
+from ..pysource import PySource, PyValue
+from ..tssource import TS_SDK
 from .report import Reporter, did_you_mean
 
 
@@ -213,9 +214,51 @@ def sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
     return None
 
 
+def ts_sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
+    """(code, message) in the TypeScript SDK's own words (0.3.333, sdk.mjs, the check each `skills` entry
+    passes before it becomes a `Skill(name)` rule). Not the Python SDK's: no U+FEFF rule (JavaScript's
+    trim() takes it as whitespace), `__*` is a wildcard suffix too, and the messages differ."""
+    if value.kind != "str":
+        return "CL101", "Skill names must be non-empty strings."
+    name = value.text
+    if name is None:
+        return None
+    js_space = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+    if not name.strip(js_space):
+        return "CL101", "Skill names must be non-empty strings."
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
+        return "CL101", (f"Invalid skill name {name!r}: the name contains an unpaired surrogate, which cannot survive "
+                         "the UTF-8 encoding of the CLI invocation; no skill discovered from the filesystem can have "
+                         "such a name.")
+    if name != name.strip(js_space):
+        return "CL101", (f"Invalid skill name {name!r}: leading or trailing whitespace is not allowed — the Skill tool "
+                         "trims the invoked name, so a padded rule can never match. Remove the padding.")
+    if re.search(r"[(),\x00-\x1f\x7f-\x9f]", name):
+        return "CL101", (f"Invalid skill name {name!r}: parentheses, commas, and control characters are not allowed in "
+                         "skill names. Skill names match the skill's directory name (or 'plugin:skill' for "
+                         "plugin-qualified skills); rename the skill if its directory name contains these characters.")
+    if name == "*":
+        return "CL104", "Invalid skill name '*': use skills: 'all' to enable every skill."
+    if name.endswith((":*", " *", "__*")):
+        return "CL101", (f"Invalid skill name {name!r}: wildcard-suffix names are not allowed; list each skill by its "
+                         "exact name.")
+    if name.startswith("/"):
+        return "CL101", (f"Invalid skill name {name!r}: skill names may not start with '/'. Skills are invoked as slash "
+                         "commands, but the skills option takes the skill's canonical name — the directory name, or "
+                         "'plugin:skill'.")
+    if "\\\\" in name:
+        return "CL101", (f"Invalid skill name {name!r}: consecutive backslashes are not allowed — the permission-rule "
+                         "parser collapses escaped backslashes, so the rule would name a different skill. Rename the skill.")
+    if name.endswith("\\"):
+        return "CL101", f"Invalid skill name {name!r}: names may not end with an unpaired backslash."
+    return None
+
+
 def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> None:
     value = options.call.keyword("skills")
     path = options.path
+    typescript = options.call.framework == TS_SDK
+    label = "options.skills" if typescript else "ClaudeAgentOptions.skills"
     if value is None or value.kind == "none":
         return
     if value.kind == "str":
@@ -224,6 +267,8 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         shown = repr(value.text)
         reporter.report(
             "CL102", path, value.span,
+            (f"options.skills must be string[] or 'all', got {shown}; the SDK calls skills.map() on it and throws. "
+             f"Did you mean [{shown}]?") if typescript else
             f"ClaudeAgentOptions.skills must be a list of skill names or \"all\", got {shown}. Did you mean [{shown}]?",
             fixes=[Fix(f"Change to [{shown}]", edits=(TextEdit(path, value.span, f"[{_source(value)}]"),), preferred=True)],
         )
@@ -232,7 +277,9 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         if value.kind in ("tuple", "dict", "number", "bool", "bytes"):
             reporter.report(
                 "CL102", path, value.span,
-                f"ClaudeAgentOptions.skills must be a list of skill names or \"all\", got a {value.kind}; "
+                f"options.skills must be string[] or 'all', got {'an object' if value.kind == 'dict' else 'a ' + value.kind}"
+                if typescript else
+                f"{label} must be a list of skill names or \"all\", got a {value.kind}; "
                 "other iterables are dropped from the initialize request, which installs no skill filter at all",
             )
         else:
@@ -245,12 +292,13 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         if item.kind not in ("str",) and item.kind in ("name", "other"):
             reporter.report("AD105", path, item.span, "this entry is not a literal and cannot be checked")
             continue
-        problem = sdk_name_problem(item)
+        problem = ts_sdk_name_problem(item) if typescript else sdk_name_problem(item)
         if problem is not None:
             code, message = problem
             fixes = []
             if code == "CL104":
-                fixes.append(Fix('Replace the list with skills="all"', edits=(TextEdit(path, value.span, '"all"'),), preferred=True))
+                fixes.append(Fix("Replace the list with skills: 'all'" if typescript else 'Replace the list with skills="all"',
+                                 edits=(TextEdit(path, value.span, "'all'" if typescript else '"all"'),), preferred=True))
             elif item.text is not None and item.text.strip() != item.text and item.text.strip():
                 fixes.append(Fix("Trim the whitespace", edits=(TextEdit(path, item.content_span or item.span, item.text.strip()),), preferred=True))
             reporter.report(code, path, item.span, message, fixes=fixes)
@@ -258,8 +306,21 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
         name = item.text
         if name is None or registry.lookup(name) is not None or not registry.complete:
             continue
-        near = registry.skills.index().closest(name)
         facts = _facts(model, registry, options.folder, cache)
+        labelled = _by_display_name(registry, name)
+        if labelled is not None:
+            # the session filter matches canonical names only (sdk.d.ts 0.3.333: "Display names and aliases
+            # do not match"; the SDKs' own messages: "Names match the skill's directory name")
+            near = [labelled.key]
+            reporter.report(
+                "CL103", path, item.span,
+                f"'{name}' is the frontmatter name of the skill in {labelled.dir_name}/, but the session's skills filter "
+                f"matches a skill's canonical name — its directory name '{labelled.key}' — so this skill is never "
+                f"offered; did you mean '{labelled.key}'?",
+                fixes=_replace_fixes(path, value.items, index, near, listed), data={"closest": near, "name": name},
+            )
+            continue
+        near = registry.skills.index().closest(name)
         roots = facts.roots
         searched = f"searched {roots}" if roots else "no skill root exists"
         reporter.report(
@@ -269,6 +330,49 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name),
             data={"closest": near, "name": name},
         )
+
+
+def _by_display_name(registry: Registry, name: str) -> SkillEntry | None:
+    for bucket in registry.skills.values():
+        for skill in bucket:
+            if skill.facts.name == name:
+                return skill
+    return None
+
+
+def check_definition(model: Model, definition: DefinitionEntry, reporter: Reporter) -> None:
+    """CL103 on a subagent's `skills`: a name that no skill it can preload has (it starts without it)."""
+    value = definition.call.keyword("skills")
+    if value is None or value.kind not in ("list", "tuple"):
+        return
+    path = definition.path
+    registry = definition.registry
+    if not registry.complete:
+        return
+    cache: dict[int, _RegistryFacts] = {}
+    listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
+    who = (f"Claude Code does not preload it into the subagent '{definition.display_name}'" if definition.is_file else
+           f"the subagent '{definition.display_name}' starts without it")
+    for index, item in enumerate(value.items):
+        if item.kind != "str" or item.text is None or definition.lookup(item.text) is not None:
+            continue
+        name = item.text
+        near = registry.skills.index().closest(name)
+        facts = _facts(model, registry, definition.folder, cache)
+        searched = f"searched {facts.roots}" if facts.roots else "no skill root exists"
+        reporter.report(
+            "CL103", path, item.span,
+            f"no discovered skill is named '{name}' ({searched}); {who}{did_you_mean(near)}",
+            fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name),
+            data={"closest": near, "name": name},
+        )
+
+
+def report_notes(path: Path, source: PySource, reporter: Reporter) -> None:
+    """The problems a file's parser found in it (a subagent file's frontmatter, CA1xx)."""
+    for code, span, message, replacement in source.notes:
+        fixes = [Fix(f"Change to '{replacement}'", edits=(TextEdit(path, span, replacement),), preferred=True)] if replacement else []
+        reporter.report(code, path, span, message, fixes=fixes)
 
 
 def _source(value: PyValue) -> str:

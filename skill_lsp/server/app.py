@@ -22,10 +22,11 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from ..codefiles import is_code_path
 from ..config import parse_settings
 from ..disclosure import agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename
-from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
+from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
 from ..rules.skills import name_problem
@@ -51,7 +52,9 @@ EVENT_SETTLE = 0.05
 # documents whose split lines are kept (the most recently used)
 LINES_CACHED = 32
 
-WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
+WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*",
+            # TypeScript/JavaScript agents and subagent files (.claude/agents, plugins' agents/)
+            "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md")
 
 
 def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
@@ -475,7 +478,7 @@ async def initial_index(ls: SkillLanguageServer) -> None:
     await ls.flush(None)
     model = session.model
     summary = (f"indexed {sum(1 for s in model.skills.values() if not s.external)} skills and "
-               f"{len(model.agents) + len(model.options)} agent definitions" if model else "indexed")
+               f"{len(model.agents) + len(model.options) + len(model.definitions)} agent definitions" if model else "indexed")
     if token is not None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"skill-lsp {__version__}: {summary}"))
@@ -541,7 +544,7 @@ def watch_parent(pid: int) -> None:
 
 
 def _is_ours(path: Path) -> bool:
-    return is_skill_filename(path.name) or path.suffix == ".py" or path.name == "pyproject.toml"
+    return is_skill_filename(path.name) or is_code_path(path) or path.name == "pyproject.toml"
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -762,13 +765,20 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     text = session.text(path) or ""
     if is_skill_filename(path.name):
         return _frontmatter_completion(ls, model, path, text, lines, position)
-    if path.suffix != ".py":
+    if not is_code_path(path):
         return None
     source = await ls.run(session.python_source, path, text)
-    context = features.skill_string_context(text, position, source)
-    if context is None:
-        return None
-    registries, claude = features.completion_registries(model, path, context, text)
+    registries: list[Registry]
+    if path.suffix == ".py":
+        context = features.skill_string_context(text, position, source)
+        if context is None:
+            return None
+        registries, claude = features.completion_registries(model, path, context, text)
+    else:  # a TypeScript/JavaScript file or a subagent file
+        found = features.agent_list_context(model, path, text, position, source)
+        if found is None:
+            return None
+        (context, registries), claude = found, True
     candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))
     # Fifty items are mostly serialisation: each carries only what differs from the defaults (the
@@ -992,21 +1002,28 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
     if python is None:
         return []
     result = []
-    owners: list[AgentEntry | OptionsEntry] = [*model.agents, *model.options]
+    owners: list[AgentEntry | OptionsEntry | DefinitionEntry] = [*model.agents, *model.options, *model.definitions_in(path)]
     for owner in owners:
         if owner.path != path:
             continue
+        listed = owner.skill_values() if isinstance(owner, (AgentEntry, DefinitionEntry)) else _options_items(owner)
         children = [
             types.DocumentSymbol(name=item.text or "?", kind=types.SymbolKind.Constant, range=lines.range(codec, item.span),
                                  selection_range=lines.range(codec, item.span))
-            for item in (owner.skill_values() if isinstance(owner, AgentEntry) else _options_items(owner))
-            if item.kind == "str"
+            for item in listed if item.kind == "str" and owner.call.span.start <= item.span.start <= owner.call.span.end
         ]
-        name = owner.display_name if isinstance(owner, AgentEntry) else (owner.call.assigned_to or "ClaudeAgentOptions")
+        if isinstance(owner, DefinitionEntry):
+            name, detail = owner.display_name, "subagent" if owner.is_file else "AgentDefinition"
+        elif isinstance(owner, AgentEntry):
+            name, detail = owner.display_name, "Agent"
+        else:
+            name, detail = owner.call.assigned_to or "ClaudeAgentOptions", "ClaudeAgentOptions"
+        span, callee = owner.call.span, owner.call.callee_span
+        # a TypeScript options object can be a const away from its query() call: select within the object then
+        selection = callee if span.start <= callee.start and callee.end <= span.end else span
         result.append(types.DocumentSymbol(
-            name=name, kind=types.SymbolKind.Class if isinstance(owner, AgentEntry) else types.SymbolKind.Object,
-            detail="Agent" if isinstance(owner, AgentEntry) else "ClaudeAgentOptions",
-            range=lines.range(codec, owner.call.span), selection_range=lines.range(codec, owner.call.callee_span),
+            name=name, kind=types.SymbolKind.Class if not isinstance(owner, OptionsEntry) else types.SymbolKind.Object,
+            detail=detail, range=lines.range(codec, span), selection_range=lines.range(codec, selection),
             children=children,
         ))
     for deck in model.decks:
@@ -1159,15 +1176,24 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
     ):
         span = _unquoted(skill.file.lines, entry.value_span)
         edits.setdefault(skill.path, []).append(types.TextEdit(range=lines.range(ls.codec, span), new_text=new_dir))
+    renamed_in: set[int] = set()  # an owner listing the skill twice (or by two names) is edited once
     for listing_path, _, owner in model.agents_using(skill):
         other = ls.lines_for(listing_path)
-        if other is None:
+        if other is None or id(owner) in renamed_in:
             continue
-        items = owner.skill_values() if isinstance(owner, AgentEntry) else _options_items(owner)
+        renamed_in.add(id(owner))
+        items = owner.skill_values() if isinstance(owner, (AgentEntry, DefinitionEntry)) else _options_items(owner)
         for item in items:
-            if item.kind == "str" and item.text == old_key:
-                edits.setdefault(listing_path, []).append(
-                    types.TextEdit(range=other.range(ls.codec, item.content_span or item.span), new_text=new_key))
+            if item.kind != "str" or item.text is None:
+                continue
+            if item.text == old_key:
+                new_text = new_key
+            elif isinstance(owner, DefinitionEntry) and owner.lookup(item.text) is skill:
+                new_text = new_dir  # a subagent naming it by its display name or bare plugin name
+            else:
+                continue
+            edits.setdefault(listing_path, []).append(
+                types.TextEdit(range=other.range(ls.codec, item.content_span or item.span), new_text=new_text))
     can_rename = _resource_operations(ls, "rename") and bool(ls.capability("workspace", "workspace_edit", "document_changes"))
     if not can_rename or new_dir == skill.dir_name:
         if new_dir != skill.dir_name:

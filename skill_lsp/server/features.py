@@ -19,7 +19,7 @@ from ..disclosure import (
     options_disclosure,
     skill_entry,
 )
-from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
+from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
 from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
@@ -38,17 +38,20 @@ class CodeTarget:
     kind: str  # skill | skills-keyword | callee
     path: Path
     call: Call
-    owner: AgentEntry | OptionsEntry | None
+    owner: Owner | None
     item: PyValue | None = None
 
 
-def owner_of(model: Model, path: Path, call: Call) -> AgentEntry | OptionsEntry | None:
+def owner_of(model: Model, path: Path, call: Call) -> Owner | None:
     for agent in model.agents:
         if agent.path == path and agent.call is call:
             return agent
     for options in model.options:
         if options.path == path and options.call is call:
             return options
+    for definition in model.definitions:
+        if definition.path == path and definition.call is call:
+            return definition
     return None
 
 
@@ -58,7 +61,8 @@ def code_target(model: Model, path: Path, position: Position) -> CodeTarget | No
         return None
     best: CodeTarget | None = None
     for call in python.source.calls:
-        if not _contains(call.span, position):
+        # a TypeScript query()'s options object may be a const elsewhere in the file: its callee is outside it
+        if not _contains(call.span, position) and not _contains(call.callee_span, position):
             continue
         owner = owner_of(model, path, call)
         skills = call.keywords.get("skills")
@@ -77,15 +81,17 @@ def _contains(span: Span, position: Position) -> bool:
     return span.start <= position <= span.end
 
 
-def registries_of(owner: AgentEntry | OptionsEntry) -> list[Registry]:
+def registries_of(owner: Owner) -> list[Registry]:
     if isinstance(owner, AgentEntry):
         return [registry for _, registry in owner.registries() if registry is not None]
     return [owner.registry]
 
 
-def resolve_listing(owner: AgentEntry | OptionsEntry | None, name: str) -> SkillEntry | None:
+def resolve_listing(owner: Owner | None, name: str) -> SkillEntry | None:
     if owner is None:
         return None
+    if isinstance(owner, DefinitionEntry):
+        return owner.lookup(name)
     for registry in registries_of(owner):
         skill = registry.lookup(name)
         if skill is not None:
@@ -93,7 +99,7 @@ def resolve_listing(owner: AgentEntry | OptionsEntry | None, name: str) -> Skill
     return None
 
 
-def known_names(owner: AgentEntry | OptionsEntry | None) -> list[str]:
+def known_names(owner: Owner | None) -> list[str]:
     if owner is None:
         return []
     names: set[str] = set()
@@ -141,7 +147,7 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         name = target.item.text or ""
         skill = resolve_listing(owner, name)
         if skill is not None:
-            return skill_hover(model, skill, isinstance(owner, OptionsEntry))
+            return skill_hover(model, skill, not isinstance(owner, AgentEntry))
         registries = registries_of(owner) if owner is not None else []
         near = registries[0].skills.index().closest(name) if len(registries) == 1 else closest(name, known_names(owner))
         text = f"**unknown skill** `{name}` — no skill this agent can load has that name."
@@ -150,6 +156,8 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         return text
     if owner is None:
         return None
+    if isinstance(owner, DefinitionEntry):
+        return subagent_hover(model, owner)
     if isinstance(owner, AgentEntry):
         disclosure = agent_disclosure(model, owner)
         header = (f"**Disclosure of {disclosure.title}** — what the agent sees: "
@@ -170,6 +178,32 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
     if disclosure.unresolved:
         notes.append("Never offered (not discovered): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
     return "\n\n".join([header, _fence(disclosure.text, "xml"), *notes])
+
+
+def subagent_hover(model: Model, definition: DefinitionEntry) -> str:
+    """What a subagent sees of skills: each preloaded skill's whole SKILL.md, injected at start."""
+    kind = "Subagent" if definition.is_file else "AgentDefinition"
+    preloaded: list[SkillEntry] = []
+    missing: list[str] = []
+    for item in definition.skill_values():
+        if item.kind != "str" or item.text is None:
+            continue
+        skill = definition.lookup(item.text)
+        if skill is None:
+            missing.append(item.text)
+        elif skill not in preloaded:
+            preloaded.append(skill)
+    characters = sum(len(skill.file.text) for skill in preloaded)
+    parts = [f"**{kind} `{definition.display_name}`** — preloads {len(preloaded)} skill"
+             f"{'s' if len(preloaded) != 1 else ''}: the full content of each is injected into its context at start "
+             f"({characters:,} characters, about {(characters + 3) // 4:,} tokens)"]
+    if preloaded:
+        parts.append("\n".join(f"- `{skill.key}` — {skill.description or '(no description)'} "
+                                f"(`{relative(skill.path, model)}`)" for skill in preloaded))
+    if missing:
+        parts.append("Not preloaded (no such skill): " + ", ".join(f"`{name}`" for name in missing))
+    parts.append(f"Skills from {definition.registry.label}.")
+    return "\n\n".join(parts)
 
 
 def frontmatter_key_at(file: SkillFile, position: Position) -> tuple[str, bool] | None:
@@ -276,9 +310,11 @@ def field_doc(spec: FieldSpec, runtime: Runtime, runtimes: tuple[Runtime, ...] =
     return text + f"\n\n_read by {', '.join(readers)}_"
 
 
-def _owner_label(owner: AgentEntry | OptionsEntry) -> str:
+def _owner_label(owner: Owner) -> str:
     if isinstance(owner, AgentEntry):
         return f"Agent {owner.display_name}"
+    if isinstance(owner, DefinitionEntry):
+        return f"{'subagent' if owner.is_file else 'AgentDefinition'} {owner.display_name}"
     return f"ClaudeAgentOptions{' ' + owner.call.assigned_to if owner.call.assigned_to else ''}"
 
 
@@ -481,3 +517,146 @@ def parse_skill_text(text: str) -> SkillFile:
     from ..skillfile import parse_skill
 
     return parse_skill(text)
+
+
+# -- completion in TypeScript / JavaScript and subagent files ------------------------------------
+
+_WORD = re.compile(r"[\w:.-]*")
+_TOP_KEY = re.compile(r"^([^\s#'\"-][^:]*?)\s*:(?:\s|$)")
+
+
+def agent_list_context(model: Model, path: Path, text: str, position: Position,
+                       source: PySource) -> tuple[StringContext, list[Registry]] | None:
+    """Inside a skills list of a subagent file or of a TypeScript query()/AgentDefinition: where the name
+    being typed starts and ends, and the registries to offer from (the innermost owner's)."""
+    lines = split_lines(text)
+    if position.line >= len(lines):
+        return None
+    line = lines[position.line]
+    column = min(position.column, len(line))
+    if path.suffix == ".md":
+        found = _frontmatter_list_position(lines, position.line, column)
+    else:
+        found = _script_list_position(text, lines, position.line, column, source)
+    if found is None:
+        return None
+    start, listed = found
+    rest = line[column:]
+    end = column + (_WORD.match(rest) or _WORD.match("")).end()  # type: ignore[union-attr]
+    context = StringContext(Position(position.line, start), Position(position.line, end), line[start:column],
+                            "claude_agent_sdk", 0, listed)
+    return context, _owner_registries(model, path, position.line)
+
+
+def _frontmatter_list_position(lines: list[str], row: int, column: int) -> tuple[int, list[str]] | None:
+    """(start of the name at the cursor, the names listed) when the cursor is in `skills:` of the frontmatter."""
+    if not lines or lines[0].strip() != "---" or row == 0:
+        return None
+    close = next((number for number in range(1, len(lines)) if lines[number].rstrip() == "---"), len(lines))
+    if row >= close:
+        return None
+    key_row = row
+    while key_row > 0 and _TOP_KEY.match(lines[key_row]) is None:
+        key_row -= 1
+    match = _TOP_KEY.match(lines[key_row]) if key_row > 0 else None
+    if match is None or match.group(1) != "skills":
+        return None
+    line = lines[row]
+    if row == key_row and column < match.end():
+        return None  # on the key itself
+    start = column
+    while start > 0 and line[start - 1] not in "[],'\" \t":
+        start -= 1
+    lead = line[match.end():start] if row == key_row else line[:start]
+    # a name starts the value, follows '- ' (a block item), '[' or ',' (a flow list), or a quote
+    if not re.fullmatch(r"\s*(?:-\s*|\[\s*|.*,\s*)?['\"]?", lead):
+        return None
+    stop = next((number for number in range(key_row + 1, close) if _TOP_KEY.match(lines[number])), close)
+    block = "\n".join(lines[key_row:stop])
+    listed = [name for name in re.findall(r"[\w][\w:.-]*", block.split(":", 1)[1] if ":" in block else "")
+              if name != line[start:column]]
+    return start, listed
+
+
+def _script_list_position(text: str, lines: list[str], row: int, column: int,
+                          source: PySource) -> tuple[int, list[str]] | None:
+    """(start of the name at the cursor, the names listed) when the cursor is in a string of `skills: [`."""
+    if not source.frameworks:
+        return None  # the file does not import the SDK
+    line = lines[row]
+    opened = _open_script_string(line, column)
+    if opened is None:
+        return None
+    offset = sum(len(each) + 1 for each in lines[:row]) + opened - 1
+    window = text[max(0, offset - 20000):offset]
+    bracket = _open_bracket(window)
+    if bracket is None or re.search(r"\bskills\s*:\s*$", window[:bracket]) is None:
+        return None
+    listed = re.findall(r"""["'`]([^"'`\n]+)["'`]""", window[bracket:])
+    return opened, listed
+
+
+def _open_script_string(line: str, column: int) -> int | None:
+    """The content start when column is inside a single-line string literal ('...', "..." or `...`)."""
+    index = 0
+    start: int | None = None
+    quote = ""
+    while index < column:
+        char = line[index]
+        if start is None:
+            if line.startswith("//", index):
+                return None
+            if char in "\"'`":
+                start, quote = index + 1, char
+        elif char == "\\":
+            index += 2
+            continue
+        elif char == quote:
+            start = None
+        index += 1
+    return start
+
+
+def _open_bracket(window: str) -> int | None:
+    """The index of the '[' still open at the end of window (strings skipped), if any."""
+    depth = 0
+    index = len(window) - 1
+    while index >= 0:
+        char = window[index]
+        if char in "\"'`":
+            quote = char
+            index -= 1
+            while index >= 0 and window[index] != quote and window[index] != "\n":
+                index -= 1
+        elif char in "])}":
+            depth += 1
+        elif char in "[({":
+            if depth == 0:
+                return index if char == "[" else None
+            depth -= 1
+        index -= 1
+    return None
+
+
+def _owner_registries(model: Model, path: Path, line: int) -> list[Registry]:
+    """The registries of the innermost options or agent definition of path around line; else all of the
+    file's; else every discovered Claude skill."""
+    _, _, options = model.entries_in(path)
+    owners: list[Owner] = [*options, *model.definitions_in(path)]
+    around = [owner for owner in owners if owner.call.span.start.line <= line <= owner.call.span.end.line]
+    if around:
+        innermost = min(around, key=lambda owner: (owner.call.span.end.line - owner.call.span.start.line,
+                                                   -owner.call.span.start.column))
+        return registries_of(innermost)
+    if owners:
+        found: list[Registry] = []
+        for owner in owners:
+            for registry in registries_of(owner):
+                if registry not in found:
+                    found.append(registry)
+        return found
+    registry = Registry("discovered Claude skills", [])
+    for skill in model.skills.values():
+        if skill.profile == Profile.CLAUDE and skill.root is not None:
+            registry.add(skill)
+    return [registry]

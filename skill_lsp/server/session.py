@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
+from ..codefiles import is_code_path
 from ..config import Config
 from ..discovery import inside_workspace, is_skill_filename, within
 from ..index import Model, SkillFacts, SkillJob, Workspace
@@ -151,7 +152,7 @@ class Session:
         gc.freeze()
         log.debug(
             "analysed %d skills, %d agent definitions in %.0f ms",
-            len(model.skills), len(model.agents) + len(model.options), (time.perf_counter() - started) * 1000,
+            len(model.skills), len(model.agents) + len(model.options) + len(model.definitions), (time.perf_counter() - started) * 1000,
         )
         return changed
 
@@ -180,9 +181,10 @@ class Session:
         skill = model.skills.get(path)
         if skill is not None and not skill.external:
             return self._reanalyse_skill(model, path)
-        if path.suffix == ".py" and path.name != "__init__.py":
+        code = is_code_path(path)
+        if code and path.name != "__init__.py":
             return self._reanalyse_python(model, path)
-        if path.suffix == ".py" or is_skill_filename(path.name) or path.name == "pyproject.toml":
+        if code or is_skill_filename(path.name) or path.name == "pyproject.toml":
             return self.full_analysis(rescan=path.name == "pyproject.toml")
         return set()
 

@@ -29,6 +29,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from ..discovery import SKIP_DIRS, is_skill_filename
+from ..tssource import is_script_name
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -50,7 +51,8 @@ def relevant(path: str) -> bool:
     name = os.path.basename(path)
     if any(part in SKIP_DIRS for part in Path(path).parts):
         return False
-    return is_skill_filename(name) or name.endswith(".py") or name in ("pyproject.toml", "plugin.json") or "." not in name
+    return (is_skill_filename(name) or name.endswith(".py") or name in ("pyproject.toml", "plugin.json") or "." not in name
+            or is_script_name(name) or (name.endswith(".md") and os.path.basename(os.path.dirname(path)) == "agents"))
 
 
 class _Handler(FileSystemEventHandler):

@@ -1,0 +1,265 @@
+"""Subagent files, AgentDefinition and TypeScript agents over the protocol: diagnostics, hover, completion,
+navigation, rename, quick fixes, incremental updates and position encodings."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .conftest import (
+    PROFILES,
+    SERVER,
+    apply_edits,
+    change_document,
+    codes,
+    diagnostics_for,
+    encoding_of,
+    initialize_params,
+    position_of,
+    uri,
+    wait_for_index,
+)
+
+PROJECT = Path(__file__).parents[1] / "agents_project"
+REVIEWER = ".claude/agents/reviewer.md"
+WRITER = ".claude/agents/writer.md"
+AGENT_TS = "app/agent.ts"
+AGENTS_PY = "app/agents.py"
+CLEAN_MJS = "app/clean.mjs"
+CODE_REVIEW = ".claude/skills/code-review/SKILL.md"
+LANGUAGES = {".md": "markdown", ".ts": "typescript", ".mjs": "javascript", ".py": "python"}
+
+
+@pytest.fixture
+def agents_workspace(tmp_path: Path) -> Path:
+    target = tmp_path / "agents"
+    shutil.copytree(PROJECT, target)
+    return target
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
+async def agents_client(lsp_client: LanguageClient, request: pytest.FixtureRequest,
+                        agents_workspace: Path) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(initialize_params(request.param, agents_workspace))
+    await wait_for_index(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def doc(path: Path) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri(path))
+
+
+def open_file(client: LanguageClient, path: Path, text: str | None = None) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri(path), language_id=LANGUAGES[path.suffix], version=1,
+        text=path.read_text(encoding="utf-8") if text is None else text)))
+
+
+def range_of(path: Path, needle: str, encoding: str) -> types.Range:
+    return types.Range(start=position_of(path, needle, 0, encoding), end=position_of(path, needle, len(needle), encoding))
+
+
+async def test_each_kind_is_diagnosed_on_its_typo_and_clean_files_are_not(agents_client: LanguageClient,
+                                                                           agents_workspace: Path) -> None:
+    encoding = encoding_of(agents_client)
+    for relative, typo in ((REVIEWER, "code-reveiw"), (AGENT_TS, '"code-reviw"'), (AGENTS_PY, '"relase-notes"')):
+        path = agents_workspace / relative
+        items = await diagnostics_for(agents_client, path, lambda items: codes(items) == ["CL103"])
+        assert items[0].range == range_of(path, typo, encoding)
+        assert items[0].severity == types.DiagnosticSeverity.Warning
+    for relative in (WRITER, CLEAN_MJS, "app/clean.py", "app/other.ts", "app/other.py", ".claude/agents/NOTES.md"):
+        assert not agents_client.diagnostics.get(uri(agents_workspace / relative))
+
+
+async def test_hover_on_a_preloaded_skill_and_on_the_agent(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    writer = agents_workspace / WRITER
+    open_file(agents_client, writer)
+    encoding = encoding_of(agents_client)
+    hover = await agents_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(writer), position=position_of(writer, "release-notes", 2, encoding)))
+    assert hover is not None and "**release-notes**" in hover.contents.value
+    assert "Write release notes from merged pull requests." in hover.contents.value
+    agent = agents_workspace / AGENT_TS
+    open_file(agents_client, agent)
+    hover = await agents_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(agent), position=position_of(agent, "{ description", 0, encoding)))
+    assert hover is not None
+    text = hover.contents.value
+    assert "AgentDefinition `checker`" in text and "preloads 0 skills" in text and "`code-reviw`" in text
+    reviewer = agents_workspace / REVIEWER
+    hover = await agents_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(reviewer), position=position_of(reviewer, "reviewer", 1, encoding)))
+    assert hover is not None and "Subagent `reviewer`" in hover.contents.value
+
+
+async def test_completion_in_a_half_typed_subagent_list_and_typescript_string(agents_client: LanguageClient,
+                                                                               agents_workspace: Path) -> None:
+    reviewer = agents_workspace / REVIEWER
+    open_file(agents_client, reviewer)
+    text = reviewer.read_text(encoding="utf-8").replace("skills: [code-reveiw]", "skills:\n  - code-review\n  - rel")
+    change_document(agents_client, reviewer, text, 2)
+    line = text.splitlines().index("  - rel")
+    result = await agents_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(reviewer), position=types.Position(line=line, character=7)))
+    assert result is not None and [item.label for item in result.items] == ["release-notes"]
+    replaced = result.items[0].text_edit.range if result.items[0].text_edit is not None else result.item_defaults.edit_range
+    assert (replaced.start.character, replaced.end.character) == (4, 7)
+
+    agent = agents_workspace / AGENT_TS
+    open_file(agents_client, agent)
+    lines = agent.read_text(encoding="utf-8").splitlines()
+    lines[2] = 'const checker: AgentDefinition = { description: "Prüft 🚀", prompt: "Check.", skills: ["co'
+    change_document(agents_client, agent, "\n".join(lines) + "\n", 2)
+    encoding = encoding_of(agents_client)
+    units = {"utf-8": len(lines[2].encode("utf-8")), "utf-16": len(lines[2].encode("utf-16-le")) // 2,
+             "utf-32": len(lines[2])}[encoding]
+    result = await agents_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(agent), position=types.Position(line=2, character=units)))
+    assert result is not None and "code-review" in [item.label for item in result.items]
+
+
+async def test_definition_and_references_across_every_kind(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    encoding = encoding_of(agents_client)
+    skill = agents_workspace / CODE_REVIEW
+    for relative, needle in ((WRITER, "code-review"), (CLEAN_MJS, '"code-review"'), ("app/clean.py", '"code-review"')):
+        path = agents_workspace / relative
+        open_file(agents_client, path)
+        found = await agents_client.text_document_definition_async(types.DefinitionParams(
+            text_document=doc(path), position=position_of(path, needle, 2, encoding)))
+        assert found is not None and [location.uri for location in found] == [uri(skill)], relative
+    open_file(agents_client, skill)
+    references = await agents_client.text_document_references_async(types.ReferenceParams(
+        text_document=doc(skill), position=position_of(skill, "code-review", 1, encoding),
+        context=types.ReferenceContext(include_declaration=False)))
+    assert references is not None
+    assert {location.uri for location in references} >= {
+        uri(agents_workspace / WRITER), uri(agents_workspace / CLEAN_MJS), uri(agents_workspace / "app/clean.py")}
+
+
+async def test_rename_edits_subagents_and_typescript_agents(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    skill = agents_workspace / ".claude/skills/release-notes/SKILL.md"
+    open_file(agents_client, skill)
+    edit = await agents_client.text_document_rename_async(types.RenameParams(
+        text_document=doc(skill), position=position_of(skill, "release-notes", 1, encoding_of(agents_client)),
+        new_name="changelog"))
+    assert edit is not None
+    texts: dict[str, list[types.TextEdit]] = {}
+    for key, items in (edit.changes or {}).items():
+        texts.setdefault(key, []).extend(items)
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit):
+            texts.setdefault(change.text_document.uri, []).extend(change.edits)
+    writer = agents_workspace / WRITER
+    assert "  - changelog\n" in apply_edits(writer.read_text(encoding="utf-8"), texts[uri(writer)], encoding_of(agents_client))
+    mjs = agents_workspace / CLEAN_MJS
+    renamed = apply_edits(mjs.read_text(encoding="utf-8"), texts[uri(mjs)], encoding_of(agents_client))
+    assert 'skills: ["code-review", "changelog"]' in renamed and 'skills: ["changelog"] }' in renamed
+    assert uri(agents_workspace / "app/clean.py") in texts
+
+
+async def test_quick_fix_replaces_the_typo_in_a_subagent_file(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    reviewer = agents_workspace / REVIEWER
+    open_file(agents_client, reviewer)
+    items = await diagnostics_for(agents_client, reviewer, lambda items: codes(items) == ["CL103"])
+    actions = await agents_client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc(reviewer), range=items[0].range, context=types.CodeActionContext(diagnostics=[items[0]])))
+    assert actions is not None
+    replace = next(action for action in actions if action.title == "Replace with 'code-review'")
+    assert replace.edit is not None
+    edits = [e for change in replace.edit.document_changes or [] if isinstance(change, types.TextDocumentEdit)
+             for e in change.edits] or list((replace.edit.changes or {}).get(uri(reviewer), []))
+    fixed = apply_edits(reviewer.read_text(encoding="utf-8"), edits, encoding_of(agents_client))
+    assert "skills: [code-review]" in fixed
+    change_document(agents_client, reviewer, fixed, 2)
+    assert await diagnostics_for(agents_client, reviewer, lambda items: not items) == []
+
+
+async def test_renaming_a_skill_on_disk_turns_a_subagent_and_a_typescript_agent_red(
+        agents_client: LanguageClient, agents_workspace: Path) -> None:
+    writer, mjs = agents_workspace / WRITER, agents_workspace / CLEAN_MJS
+    old = agents_workspace / ".claude/skills/code-review"
+    new = agents_workspace / ".claude/skills/review"
+    old.rename(new)
+    skill = new / "SKILL.md"
+    skill.write_text(skill.read_text(encoding="utf-8").replace("name: code-review", "name: review"), encoding="utf-8")
+    agents_client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(old), type=types.FileChangeType.Deleted),
+        types.FileEvent(uri=uri(new), type=types.FileChangeType.Created),
+    ]))
+    for path in (writer, mjs):
+        items = await diagnostics_for(agents_client, path, lambda items: codes(items) == ["CL103"])
+        assert "'code-review'" in items[0].message and "did you mean 'review'?" in items[0].message
+
+
+async def test_typing_in_a_typescript_agent_is_diagnosed_and_another_librarys_query_is_not(
+        agents_client: LanguageClient, agents_workspace: Path) -> None:
+    mjs = agents_workspace / CLEAN_MJS
+    open_file(agents_client, mjs)
+    change_document(agents_client, mjs, mjs.read_text(encoding="utf-8").replace('"code-review", "release', '"code-reviewer", "release'), 2)
+    items = await diagnostics_for(agents_client, mjs, lambda items: codes(items) == ["CL103"])
+    assert "'code-reviewer'" in items[0].message
+    other = agents_workspace / "app/other.ts"
+    open_file(agents_client, other)
+    change_document(agents_client, other, other.read_text(encoding="utf-8").replace("no-such-skill", "still-none"), 2)
+    # the edit after it is diagnosed once both are analysed: by then other.ts has had its chance
+    change_document(agents_client, mjs, mjs.read_text(encoding="utf-8"), 3)
+    await diagnostics_for(agents_client, mjs, lambda items: not items)
+    assert not agents_client.diagnostics.get(uri(other))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["utf-8", "utf-16", "utf-32"])
+async def agents_encoding_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, agents_workspace: Path):
+    # a skill whose name is not ASCII, listed before the typo on the same line
+    (agents_workspace / ".claude/skills/résumé").mkdir()
+    (agents_workspace / ".claude/skills/résumé/SKILL.md").write_text(
+        "---\nname: résumé\ndescription: Résume un texte 🚀.\n---\n\nRésume.\n", encoding="utf-8")
+    (agents_workspace / ".claude/agents/court.md").write_text(
+        "---\nname: court\ndescription: Résume 🚀.\nskills: [résumé, \"relase-notes\"]\n---\nRésume.\n", encoding="utf-8")
+    await lsp_client.initialize_session(initialize_params("visual-studio-code", agents_workspace, encodings=[request.param]))
+    await wait_for_index(lsp_client)
+    yield request.param
+    await lsp_client.shutdown_session()
+
+
+async def test_ranges_in_every_encoding_in_markdown_and_typescript(agents_encoding_client: LanguageClient,
+                                                                   agents_workspace: Path) -> None:
+    client = agents_encoding_client
+    encoding = encoding_of(client)
+    court = agents_workspace / ".claude/agents/court.md"
+    items = await diagnostics_for(client, court, lambda items: codes(items) == ["CL103"])
+    assert items[0].range == range_of(court, '"relase-notes"', encoding)
+    assert items[0].range.start.character == {"utf-8": 19, "utf-16": 17, "utf-32": 17}[encoding]
+    agent = agents_workspace / AGENT_TS
+    items = await diagnostics_for(client, agent, lambda items: codes(items) == ["CL103"])
+    assert items[0].range == range_of(agent, '"code-reviw"', encoding)
+    # a position sent back in the same encoding lands on the listed name: go to its SKILL.md
+    open_file(client, court)
+    found = await client.text_document_definition_async(types.DefinitionParams(
+        text_document=doc(court), position=position_of(court, "résumé,", 3, encoding)))
+    assert found is not None and found[0].uri == uri(agents_workspace / ".claude/skills/résumé/SKILL.md")
+
+
+async def test_hover_on_query_previews_the_session_and_symbols_list_each_agent(agents_client: LanguageClient,
+                                                                               agents_workspace: Path) -> None:
+    mjs = agents_workspace / CLEAN_MJS
+    open_file(agents_client, mjs)
+    encoding = encoding_of(agents_client)
+    hover = await agents_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(mjs), position=position_of(mjs, "sdk.query", 5, encoding)))
+    assert hover is not None and "<available_skills>" in hover.contents.value and "\ncode-review\n" in hover.contents.value
+    symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(mjs)))
+    assert symbols is not None
+    assert sorted((symbol.name, symbol.detail) for symbol in symbols) == [("ClaudeAgentOptions", "ClaudeAgentOptions"),
+                                                                         ("notes", "AgentDefinition")]
+    writer = agents_workspace / WRITER
+    open_file(agents_client, writer)
+    symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(writer)))
+    assert symbols is not None and [(s.name, [c.name for c in s.children or []]) for s in symbols] == [
+        ("writer", ["release-notes", "code-review"])]
