@@ -27,7 +27,7 @@ def test_every_skill_of_the_marketplace_is_a_claude_code_plugin_skill(project):
     # no spec errors for display labels (SK109), and no skill is undiscovered (SK302)
     by_path = {f["path"]: f["message"] for f in findings}
     # a plugin without plugin.json is named by its marketplace entry
-    assert "invoked as 'billing-tools:refund-policy'" in by_path["plugins/billing/skills/refund-policy/SKILL.md"]
+    assert "invokes it as 'billing-tools:refund-policy'" in by_path["plugins/billing/skills/refund-policy/SKILL.md"]
     # a directory plugin.json names is a root of the plugin, beside the default skills/
     assert "invoked as 'docs-kit:glossary'" in by_path["plugins/docs-kit/custom/glossary/SKILL.md"]
 
@@ -50,7 +50,7 @@ def test_a_plugin_json_skills_string_and_a_broken_marketplace(project):
     })
     findings = project.check()
     assert [(f["code"], f["path"]) for f in findings] == [("SK108", "tools/more/lint/SKILL.md")]
-    assert "invoked as 'tools:lint'" in findings[0]["message"]
+    assert "invokes it as 'tools:lint'" in findings[0]["message"]
 
 
 def test_marketplace_sources_outside_the_marketplace_or_remote_are_ignored(project):
