@@ -29,7 +29,7 @@ def test_every_skill_of_the_marketplace_is_a_claude_code_plugin_skill(project):
     # a plugin without plugin.json is named by its marketplace entry
     assert "invokes it as 'billing-tools:refund-policy'" in by_path["plugins/billing/skills/refund-policy/SKILL.md"]
     # a directory plugin.json names is a root of the plugin, beside the default skills/
-    assert "invoked as 'docs-kit:glossary'" in by_path["plugins/docs-kit/custom/glossary/SKILL.md"]
+    assert "invokes it as 'docs-kit:glossary'" in by_path["plugins/docs-kit/custom/glossary/SKILL.md"]
 
 
 def test_without_the_marketplace_the_plugin_is_a_spec_collection(project, tmp_path):
