@@ -23,6 +23,7 @@ from .output import Progress, display_path, format_github, format_json, format_s
 from .server import add_serve_arguments
 
 if TYPE_CHECKING:
+    from .disclosure import Disclosure
     from .index import Model
 
 
@@ -406,14 +407,26 @@ def _print_disclosures(model: Model, path: Path, selector: str | None) -> int:
             print(f"skill-lsp: '{name}' resolves to no skill and is left out (build() would fail)", file=sys.stderr)
         if not disclosure.instructions_known:
             print(f"skill-lsp: the instructions of {disclosure.title} are not a literal; only the skills block is shown", file=sys.stderr)
+        _say_what_is_not_known(disclosure)
         blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
     for entry in chosen_options:
         disclosure = options_disclosure(entry)
         for name in disclosure.unresolved:
             print(f"skill-lsp: '{name}' is not a discovered skill and is never offered", file=sys.stderr)
+        _say_what_is_not_known(disclosure)
         blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
     print("\n\n".join(blocks))
     return 0
+
+
+def _say_what_is_not_known(disclosure: Disclosure) -> None:
+    from .disclosure import NOT_KNOWN
+
+    if not disclosure.skills_known:
+        print(f"skill-lsp: {disclosure.title}: {NOT_KNOWN}; no skills block is shown", file=sys.stderr)
+    elif disclosure.unknown_entries:
+        print(f"skill-lsp: {disclosure.title}: {disclosure.unknown_entries} entries of skills= are not string literals "
+              "and not known statically; they are left out", file=sys.stderr)
 
 
 def command_rules(args: argparse.Namespace) -> int:
