@@ -149,14 +149,16 @@ def _check(args: argparse.Namespace) -> int:
     for unreadable in checked.unreadable:
         print(f"skill-lsp: {unreadable}", file=sys.stderr)
     findings = checked.findings
-    nothing = not findings and checked.skills == 0 and checked.agents == 0
+    nothing = not findings and checked.skills == 0 and checked.agents == 0 and any(os.path.isdir(p) for p in paths)
     if nothing:
-        # said instead of "All checks passed": a wrong path would otherwise pass in silence. Exit 0
-        # all the same, as ruff's "No Python files found": pre-commit passes files that define no agent
+        # said instead of "All checks passed": a wrong directory would otherwise pass in silence. Exit 0
+        # all the same, as ruff's "No Python files found". Files named one by one (pre-commit passes the
+        # changed files) are no wrong path when they define no agent: nothing is said of them
         where = ", ".join(paths) if len(paths) <= 3 else f"the {len(paths)} paths given"
         print(f"skill-lsp: warning: no SKILL.md or agent definition found under {where}", file=sys.stderr)
     with trace.phase("output"):
-        _print_findings(args, findings, cwd, checked.skills, checked.agents, summarise=not nothing)
+        _print_findings(args, findings, cwd, checked.skills, checked.agents,
+                        summarise=not nothing)
     if args.format == "text" and not args.quiet:
         note = fix_note(findings, fixed, args.fix, args.unsafe_fixes)
         if note:

@@ -122,3 +122,10 @@ def test_no_progress_when_stderr_is_not_a_terminal(project: Project) -> None:
     completed = subprocess.run([sys.executable, "-m", "skill_lsp", "check", "--no-cache"], capture_output=True,
                                cwd=project.root, env={**os.environ, "SKILL_LSP_PROGRESS_DELAY": "0"}, timeout=120)
     assert completed.stderr == b""
+
+
+def test_files_that_define_no_agent_pass_without_a_word(project: Project) -> None:
+    """What pre-commit passes: changed files, some of which define no agent; that is no wrong path."""
+    project.write({"helpers.py": "def helper():\n    return 1\n"})
+    result = project.run("check", "--quiet", "helpers.py")
+    assert (result.status, result.out, result.err) == (0, "", "")
