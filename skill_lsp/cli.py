@@ -558,10 +558,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         if _stdin_is_terminal():
-            print(TERMINAL_NOTE, file=sys.stderr, flush=True)
             # no client is there to shut the server down: the first Ctrl-C ends it, quietly (pygls
-            # would catch the KeyboardInterrupt and then wait on its stdin reader thread)
+            # would catch the KeyboardInterrupt and then wait on its stdin reader thread); set before
+            # the note that says so
             signal.signal(signal.SIGINT, _end_on_interrupt)
+            print(TERMINAL_NOTE, file=sys.stderr, flush=True)
         args = parser.parse_args(["serve"])
     try:
         return int(args.handler(args))
