@@ -6,6 +6,7 @@ import argparse
 import gc
 import json
 import os
+import re
 import signal
 import sys
 from dataclasses import dataclass, replace
@@ -215,12 +216,33 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
         findings = []
         for path, items in outcome.results.items():
             if only is None or path in only:
-                findings += items
+                findings += items if folder == cwd else [_rebased(finding, folder, cwd) for finding in items]
         checked.by_workspace.append((folder, only, findings))
         for path, reason in outcome.unreadable.items():
             if only is None or path in only:
                 checked.unreadable.append(f"{display_path(path, cwd)}: {reason}")
     return checked
+
+
+def _rebased(finding: Finding, folder: Path, cwd: Path) -> Finding:
+    """The finding with the paths of its message (Finding.data["paths"]) relative to the current directory,
+    the base of the path:line:col in front of it; a rule writes them relative to the workspace folder, as
+    an editor shows paths."""
+    paths = finding.data.get("paths")
+    if not isinstance(paths, list) or not paths:
+        return finding
+    message = finding.message
+    for raw in paths:
+        path = Path(str(raw))
+        try:
+            before = str(path.relative_to(folder))
+        except ValueError:
+            continue
+        after = display_path(path, cwd)
+        # the path as the rules write it: quoted ('skills') or an item of a list of roots ("roots: a, b)"),
+        # never a word of the prose ("finds no skills there") nor the end of a longer path
+        message = re.sub(rf"(?<=[\s'(]){re.escape(before)}(?=['),;])", after.replace("\\", "\\\\"), message)
+    return replace(finding, message=message)
 
 
 def _show_diff(checked: Checked, unsafe: bool, cwd: Path) -> int:

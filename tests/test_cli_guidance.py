@@ -129,3 +129,22 @@ def test_files_that_define_no_agent_pass_without_a_word(project: Project) -> Non
     project.write({"helpers.py": "def helper():\n    return 1\n"})
     result = project.run("check", "--quiet", "helpers.py")
     assert (result.status, result.out, result.err) == (0, "", "")
+
+
+def test_paths_in_messages_have_the_base_of_the_line(project: Project) -> None:
+    """Run from above the project, the roots a message names are relative to the current directory, like
+    the path:line:col in front of it (the editor shows them relative to the workspace folder)."""
+    project.write({".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request"),
+                   "agent.py": 'from agentdeck import Agent, Deck\n\nbooking = Agent(name="B", skills=["parse-reqest"])\n'
+                               'deck = Deck(agents=[booking], skills="./skills")\n',
+                   "shop.py": 'from claude_agent_sdk import ClaudeAgentOptions\n\no = ClaudeAgentOptions(skills=["refund"], '
+                              'setting_sources=["project"])\n',
+                   ".claude/skills/refund-policy/SKILL.md": skill_md("refund-policy")})
+    inside = project.run("check").out
+    assert "AD103 [error] the skill root 'skills' does not exist (resolved against proj/ and the workspace); the Deck " \
+        "finds no skills there" in inside
+    assert "no discovered skill is named 'refund' (searched .claude/skills);" in inside
+    above = project.run("check", "proj", cwd=project.root.parent).out
+    assert "proj/agent.py:4:38: AD103 [error] the skill root 'proj/skills' does not exist (resolved against proj/ and " \
+        "the workspace); the Deck finds no skills there" in above
+    assert "proj/shop.py:3:32: CL103 [warning] no discovered skill is named 'refund' (searched proj/.claude/skills);" in above

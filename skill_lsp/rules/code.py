@@ -38,6 +38,9 @@ class _RegistryFacts:
     roots: str  # the existing roots, relative to the folder
     creatable: Root | None  # where "create the skill" may write: never outside the workspace
     creatable_label: str  # that root as the user knows it, relative to the folder: .claude/skills
+    # the roots' paths in the message (Finding.data["paths"]): the command line shows them relative to
+    # the directory it runs in, as it shows the file (the message has them relative to the folder)
+    root_paths: list[str]
 
 
 def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _RegistryFacts]) -> _RegistryFacts:
@@ -46,9 +49,10 @@ def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _Reg
         # root paths are normalised; the server also checks each edit with symlinks resolved
         creatable = next((root for root in registry.roots
                           if root.prefix == "" and any(within(root.path, f) for f in model.folders)), None)
+        shown = [root.path for root in registry.roots if root.path.is_dir()]
         facts = _RegistryFacts(
-            ", ".join(str(_rel(root.path, folder)) for root in registry.roots if root.path.is_dir()), creatable,
-            _rel(creatable.path, folder).as_posix() if creatable is not None else "",
+            ", ".join(str(_rel(path, folder)) for path in shown), creatable,
+            _rel(creatable.path, folder).as_posix() if creatable is not None else "", [str(path) for path in shown],
         )
         cache[id(registry)] = facts
     return facts
@@ -136,7 +140,7 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
                 "AD101", path, item.span,
                 f"unknown skill '{name}': {detail}",
                 fixes=(_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name)) if mislabelled is None else [],
-                data={"closest": near, "name": name},
+                data={"closest": near, "name": name, "paths": facts.root_paths},
             )
             break
 
@@ -168,6 +172,7 @@ def check_deck(model: Model, deck: DeckEntry, reporter: Reporter) -> None:
             "AD103", deck.path, span,
             f"the skill root '{_rel(root_path, deck.folder)}' does not exist (resolved against "
             f"{deck.path.parent.name}/ and the workspace); the Deck finds no skills there",
+            data={"paths": [str(root_path)]},
         )
     if deck.dynamic and value is not None:
         reporter.report("AD105", deck.path, value.span, "skills= is not a literal path and cannot be checked")
@@ -275,7 +280,7 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             f"no discovered skill is named '{name}' ({searched}); the SDK accepts it but the skill is never "
             f"offered — the Skill tool answers \"Skill {name} is not in this session's skills allowlist\"{did_you_mean(near)}",
             fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name),
-            data={"closest": near, "name": name},
+            data={"closest": near, "name": name, "paths": facts.root_paths},
         )
 
 
