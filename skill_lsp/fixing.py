@@ -2,9 +2,10 @@
 
 Which fix a finding gets is decided here, as ruff decides it: a finding with one preferred fix (or
 a single fix) has an unambiguous fix; it is *safe* when it is preferred and only edits text in the
-files checked (a key typo, missing frontmatter, a value to quote, the name set to the directory).
-Creating files and renaming files or directories change the project's layout: those, and a fix
-that is not preferred, are *unsafe* and applied only with --unsafe-fixes. A finding with several
+files checked (a key typo, missing frontmatter, a value to quote, the name set to the directory, a
+duplicate entry removed). Creating files and renaming files or directories change the project's
+layout, and replacing a name or a link with the closest existing one is a guess (GUESSES): those,
+and a fix that is not preferred, are *unsafe* and applied only with --unsafe-fixes. A finding with several
 candidate fixes and none preferred (two close names) is never fixed from the command line.
 
 Files are rewritten atomically (a temporary file beside them, then os.replace), only when they are
@@ -33,13 +34,22 @@ def chosen_fix(finding: Finding) -> Fix | None:
     return None
 
 
-def is_safe(fix: Fix) -> bool:
-    return fix.preferred and bool(fix.edits) and not fix.creates and not fix.renames
+# Rules whose fix puts the closest existing thing in place of what was written: another skill for an
+# unknown name (AD101, CL103: "check-availabilty" -> "check-availability", but also "refund" -> the one
+# refund skill when the user meant one not written yet), another file for a broken link (SK202:
+# "waitlist.md" -> "fleet.md"). Right most of the time, and a silent change of meaning when not: unsafe,
+# however preferred the editor's quick fix is.
+GUESSES = frozenset({"AD101", "CL103", "SK202"})
+
+
+def is_safe(finding: Finding, fix: Fix) -> bool:
+    return (fix.preferred and bool(fix.edits) and not fix.creates and not fix.renames
+            and finding.code not in GUESSES)
 
 
 def applicable(finding: Finding, unsafe: bool) -> Fix | None:
     fix = chosen_fix(finding)
-    if fix is None or not (unsafe or is_safe(fix)):
+    if fix is None or not (unsafe or is_safe(finding, fix)):
         return None
     return fix
 

@@ -86,12 +86,30 @@ def test_renames_and_new_files_wait_for_unsafe_fixes(project: Project) -> None:
     assert result.status == 0 and "Fixed 1 issue." in result.out
 
 
-def test_a_fix_in_an_agent_file(project: Project) -> None:
-    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["parse-reqest"])\n'
+def test_fixes_in_an_agent_file(project: Project) -> None:
+    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["parse-request", "parse-reqest", "parse-request"])\n'
     project.write({SKILL: skill_md("parse-request"), "agent.py": agent})
-    result = project.run("check", "--fix")
-    assert project.path("agent.py").read_text(encoding="utf-8") == agent.replace("parse-reqest", "parse-request")
+    project.run("check", "--fix")
+    # the duplicate goes (safe); the unknown name stays: its closest skill may not be the one meant
+    fixed = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["parse-request", "parse-reqest"])\n'
+    assert project.path("agent.py").read_text(encoding="utf-8") == fixed
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert project.path("agent.py").read_text(encoding="utf-8") == fixed.replace(', "parse-reqest"', "")
     assert result.status == 0
+
+
+def test_the_closest_name_or_file_is_an_unsafe_fix(project: Project) -> None:
+    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["quote-far"])\n'
+    skill = skill_md("quote-fare", body="See [the rules](references/waitlist.md).\n")
+    project.write({".agentdeck/skills/quote-fare/SKILL.md": skill, ".agentdeck/skills/quote-fare/references/fleet.md": "x",
+                   "agent.py": agent})
+    result = project.run("check", "--fix")
+    assert project.path("agent.py").read_text(encoding="utf-8") == agent
+    assert project.path(".agentdeck/skills/quote-fare/SKILL.md").read_text(encoding="utf-8") == skill
+    assert "2 more fixable with --unsafe-fixes" in result.out
+    project.run("check", "--fix", "--unsafe-fixes")
+    assert '"quote-fare"' in project.path("agent.py").read_text(encoding="utf-8")
+    assert "references/fleet.md" in project.path(".agentdeck/skills/quote-fare/SKILL.md").read_text(encoding="utf-8")
 
 
 def test_a_choice_between_close_names_is_never_made(project: Project) -> None:
