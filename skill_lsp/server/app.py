@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..config import parse_settings
-from ..disclosure import agent_disclosure, options_disclosure
+from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename
 from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
@@ -1176,4 +1176,7 @@ async def disclosure_command(ls: SkillLanguageServer, *args: Any) -> dict[str, s
     if chosen is None:
         return None
     result = agent_disclosure(model, chosen) if isinstance(chosen, AgentEntry) else options_disclosure(chosen)
-    return {"title": result.title, "text": result.text}
+    answer = {"title": result.title, "text": result.text}
+    if not result.skills_known:
+        answer["note"] = NOT_KNOWN  # rather than an empty block read as "no skills"
+    return answer

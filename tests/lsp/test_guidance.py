@@ -201,6 +201,16 @@ async def test_a_skills_value_that_is_not_a_literal_is_not_known_statically(clie
         assert "<available_skills>\n</available_skills>" not in text and "### Skills available" not in text
 
 
+async def test_the_disclosure_command_says_what_is_not_known_statically(client: LanguageClient, workspace: Path) -> None:
+    dynamic = workspace / "dynamic.py"
+    position = position_of(dynamic, "ClaudeAgentOptions(skills", 2, encoding_of(client))
+    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="skillLsp.disclosure",
+        arguments=[{"uri": uri(dynamic), "position": {"line": position.line, "character": position.character}}]))
+    assert result["text"] == ""  # no block, rather than the empty one an empty list gives
+    assert "not known statically" in result["note"]
+
+
 def test_disclosure_says_what_is_not_known_statically(workspace: Path) -> None:
     result = run_cli("disclosure", "dynamic.py:options", cwd=workspace)
     assert result.returncode == 0
