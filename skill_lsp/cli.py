@@ -6,21 +6,25 @@ import argparse
 import gc
 import json
 import os
+import re
+import signal
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__, forks, trace
-from .catalogue import RULES, lookup
+from .catalogue import RULES, Rule, lookup
 from .config import Config, walk_exclude
 from .discovery import Listing, walk
+from .fixing import Plan, applicable, apply_plan, plan_diff, plan_fixes
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
-from .output import format_github, format_json, format_sarif, format_text, summary
+from .output import Progress, display_path, format_github, format_json, format_sarif, format_text, shows_progress, summary
 from .server import add_serve_arguments
 
 if TYPE_CHECKING:
+    from .disclosure import Disclosure
     from .index import Model
 
 
@@ -34,11 +38,16 @@ def _codes(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+def _matching(code: str) -> list[Rule]:
+    """The rules a --select entry names: ALL, a code prefix (SK1) or a rule's name."""
+    if code.upper() == "ALL":
+        return list(RULES)
+    return [rule for rule in RULES if rule.code.startswith(code.upper()) or rule.name == code.lower()]
+
+
 def _validate_codes(codes: tuple[str, ...], flag: str) -> None:
     for code in codes:
-        if code.upper() == "ALL":
-            continue
-        if not any(rule.code.startswith(code.upper()) or rule.name == code.lower() for rule in RULES):
+        if not _matching(code):
             raise UsageError(f"{flag}: unknown rule '{code}' (see `skill-lsp rules`)")
 
 
@@ -120,41 +129,194 @@ def _check(args: argparse.Namespace) -> int:
     extend = _codes(args.extend_select)
     for codes, flag in ((select, "--select"), (ignore, "--ignore"), (extend, "--extend-select")):
         _validate_codes(codes, flag)
-    settings = Config(select=select or None, ignore=ignore, extend_select=extend)
-    if args.user_skills_dir is not None:
-        settings = replace(settings, user_skills_dir=Path(args.user_skills_dir).expanduser().absolute())
+    settings = _with_user_skills(Config(select=select or None, ignore=ignore, extend_select=extend), args)
     if args.profile:
         trace.enable()
     # without a cache location too: the file analyses then go straight into the model,
     # which keeps each file's findings and facts, not its parse
     location = None if args.no_cache else cache_dir()
-    findings: list[Finding] = []
-    skills = agents = 0
-    for folder, only in _workspaces(args.paths or ["."], cwd):
-        outcome = cached_outcome(location, [folder], settings) if location is not None else None
-        if outcome is None:
-            outcome = _analyse([folder], settings, location)
-        skills += outcome.skills
-        agents += outcome.agents
-        for path, items in outcome.results.items():
-            if only is None or path in only:
-                findings += items
-        for path, reason in outcome.unreadable.items():
-            if only is None or path in only:
-                print(f"skill-lsp: {path}: {reason}", file=sys.stderr)
-    findings.sort(key=Finding.sort_key)
+    paths = args.paths or ["."]
+    workspaces = _workspaces(paths, cwd)
+    progress = Progress(shows_progress(), "checking " + ", ".join(paths), _progress_delay())
+    try:
+        checked = _collect(workspaces, settings, location, progress)
+        if args.diff:
+            return _show_diff(checked, args.unsafe_fixes, cwd)
+        fixed = 0
+        if args.fix:
+            fixed, checked = _fix(checked, workspaces, settings, location, args.unsafe_fixes, progress, cwd)
+    finally:
+        progress.stop()
+    for unreadable in checked.unreadable:
+        print(f"skill-lsp: {unreadable}", file=sys.stderr)
+    findings = checked.findings
+    nothing = not findings and checked.skills == 0 and checked.agents == 0 and any(os.path.isdir(p) for p in paths)
+    if nothing:
+        # said instead of "All checks passed": a wrong directory would otherwise pass in silence. Exit 0
+        # all the same, as ruff's "No Python files found". Files named one by one (pre-commit passes the
+        # changed files) are no wrong path when they define no agent: nothing is said of them
+        where = ", ".join(paths) if len(paths) <= 3 else f"the {len(paths)} paths given"
+        print(f"skill-lsp: warning: no SKILL.md or agent definition found under {where}", file=sys.stderr)
     with trace.phase("output"):
-        _print_findings(args, findings, cwd, skills, agents)
+        _print_findings(args, findings, cwd, checked.skills, checked.agents,
+                        summarise=not nothing)
+    if args.format == "text" and not args.quiet:
+        note = fix_note(findings, fixed, args.fix, args.unsafe_fixes)
+        if note:
+            print(note)
     trace.report()
     failing = {Severity.ERROR} | ({Severity.WARNING} if args.strict else set())
     return 1 if any(finding.severity in failing for finding in findings) else 0
 
 
-def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Outcome:
+def _progress_delay() -> float:
+    """Seconds before the progress line shows (SKILL_LSP_PROGRESS_DELAY; the tests set 0)."""
+    try:
+        return max(0.0, float(os.environ.get("SKILL_LSP_PROGRESS_DELAY", "0.8")))
+    except ValueError:
+        return 0.8
+
+
+def _with_user_skills(settings: Config, args: argparse.Namespace) -> Config:
+    if args.user_skills_dir is None:
+        return settings
+    directory = Path(args.user_skills_dir).expanduser().absolute()
+    if not directory.is_dir():
+        # given on purpose, so a typo: checking on without the user's skills would report every one unknown
+        raise UsageError(f"--user-skills-dir {args.user_skills_dir}: no such directory")
+    return replace(settings, user_skills_dir=directory)
+
+
+@dataclass
+class Checked:
+    """The findings of one run over the workspaces, and what the report says besides."""
+
+    by_workspace: list[tuple[Path, set[Path] | None, list[Finding]]]
+    unreadable: list[str]
+    skills: int
+    agents: int
+
+    @property
+    def findings(self) -> list[Finding]:
+        found = [finding for _, _, items in self.by_workspace for finding in items]
+        found.sort(key=Finding.sort_key)
+        return found
+
+
+def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, location: Path | None,
+             progress: Progress) -> Checked:
+    checked = Checked([], [], 0, 0)
+    cwd = Path(os.getcwd())
+    for folder, only in workspaces:
+        outcome = cached_outcome(location, [folder], settings) if location is not None else None
+        if outcome is None:
+            outcome = _analyse([folder], settings, location, progress)
+        checked.skills += outcome.skills
+        checked.agents += outcome.agents
+        findings = []
+        for path, items in outcome.results.items():
+            if only is None or path in only:
+                findings += items if folder == cwd else [_rebased(finding, folder, cwd) for finding in items]
+        checked.by_workspace.append((folder, only, findings))
+        for path, reason in outcome.unreadable.items():
+            if only is None or path in only:
+                checked.unreadable.append(f"{display_path(path, cwd)}: {reason}")
+    return checked
+
+
+def _rebased(finding: Finding, folder: Path, cwd: Path) -> Finding:
+    """The finding with the paths of its message (Finding.data["paths"]) relative to the current directory,
+    the base of the path:line:col in front of it; a rule writes them relative to the workspace folder, as
+    an editor shows paths."""
+    paths = finding.data.get("paths")
+    if not isinstance(paths, list) or not paths:
+        return finding
+    message = finding.message
+    for raw in paths:
+        path = Path(str(raw))
+        try:
+            before = str(path.relative_to(folder))
+        except ValueError:
+            continue
+        after = display_path(path, cwd)
+        # the path as the rules write it: quoted ('skills') or an item of a list of roots ("roots: a, b)"),
+        # never a word of the prose ("finds no skills there") nor the end of a longer path
+        message = re.sub(rf"(?<=[\s'(]){re.escape(before)}(?=['),;])", after.replace("\\", "\\\\"), message)
+    return replace(finding, message=message)
+
+
+def _show_diff(checked: Checked, unsafe: bool, cwd: Path) -> int:
+    """--diff: the fixes as a unified diff on stdout, nothing written; exit 1 when there is one (as ruff)."""
+    texts = []
+    count = 0
+    for folder, only, findings in checked.by_workspace:
+        plan = plan_fixes(sorted(findings, key=Finding.sort_key), [folder], unsafe, only)
+        for reason in plan.skipped:
+            print(f"skill-lsp: {reason}", file=sys.stderr)
+        count += len(plan.applied)
+        if plan:
+            texts.append(plan_diff(plan, _shown_paths(plan, cwd)))
+    if texts:
+        sys.stdout.write("".join(texts))
+    print(f"Would fix {count} issue{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
+    return 1 if texts else 0
+
+
+def _shown_paths(plan: Plan, cwd: Path) -> dict[Path, str]:
+    paths = [*plan.texts, *plan.creates, *(path for rename in plan.renames for path in rename)]
+    return {path: display_path(path, cwd) for path in paths}
+
+
+# Fixes can make room for more fixes (a second key typo on a line fixed before): passes are repeated
+# on the new text, as ruff does, up to this many.
+FIX_PASSES = 10
+
+
+def _fix(checked: Checked, workspaces: list[tuple[Path, set[Path] | None]], settings: Config,
+         location: Path | None, unsafe: bool, progress: Progress, cwd: Path) -> tuple[int, Checked]:
+    """--fix: apply the fixes, check again, and repeat while fixes remain; the number fixed and the last check."""
+    fixed = 0
+    for _ in range(FIX_PASSES):
+        progress.phase("fixing")
+        changed = False
+        for folder, only, findings in checked.by_workspace:
+            plan = plan_fixes(sorted(findings, key=Finding.sort_key), [folder], unsafe, only)
+            for reason in plan.skipped:
+                print(f"skill-lsp: {reason}", file=sys.stderr)
+            if not plan:
+                continue
+            problems = apply_plan(plan)
+            for problem in problems:
+                print(f"skill-lsp: cannot fix {problem}", file=sys.stderr)
+            fixed += len(plan.applied)
+            changed = True
+        if not changed:
+            break
+        checked = _collect(workspaces, settings, location, progress)
+    return fixed, checked
+
+
+def fix_note(findings: list[Finding], fixed: int, fixing: bool, unsafe: bool) -> str:
+    """The line after the summary: what was fixed, and what --fix (or --unsafe-fixes) would fix."""
+    safe = sum(1 for finding in findings if applicable(finding, False) is not None)
+    more = sum(1 for finding in findings if applicable(finding, True) is not None) - safe
+    parts = []
+    if fixed:
+        parts.append(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.")
+    if safe and not fixing:
+        parts.append(f"{safe} fixable with `skill-lsp check --fix`.")
+    if more and not unsafe:
+        parts.append(f"{more} more fixable with --unsafe-fixes (they create or rename files, or choose a change).")
+    return " ".join(parts)
+
+
+def _analyse(folders: list[Path], settings: Config, location: Path | None, progress: Progress | None = None) -> Outcome:
     """A full run over folders. The analysers are imported only now (a run that reuses its outcome
     never needs them), and while the helpers of a shared walk walk the tree."""
     listings: dict[Path, Listing] = {}
     helpers = forks.children_available()
+    if progress is not None:
+        progress.phase("looking for skills and agents")
     for folder in folders:
         absolute = Path(os.path.abspath(folder))
         with trace.phase("walk"):
@@ -165,7 +327,11 @@ def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Ou
     workspace = CachedWorkspace(folders, settings, location)
     for folder, listing in listings.items():
         workspace.adopt_listing(folder, listing)
+    if progress is not None:
+        progress.phase(f"reading {sum(len(listing.skill_files) + len(listing.python_files) for listing in listings.values()):,} files")
     model = workspace.build()
+    if progress is not None:
+        progress.phase("running the rules")
     with trace.phase("rules"):
         results = run_rules(model, settings)
     outcome = Outcome(results, dict(model.unreadable), sum(1 for skill in model.skills.values() if not skill.external),
@@ -180,7 +346,8 @@ def _import_analysers() -> None:
     from . import cache, rules  # noqa: F401
 
 
-def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path, skills: int, agents: int) -> None:
+def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path, skills: int, agents: int,
+                    summarise: bool = True) -> None:
     if args.format == "json":
         print(format_json(findings, cwd))
     elif args.format == "github":
@@ -193,7 +360,7 @@ def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path
         text = format_text(findings, cwd, color=_use_color(args))
         if text:
             print(text)
-        if not args.quiet:
+        if not args.quiet and summarise:
             print(summary(findings, skills, agents))
 
 
@@ -220,9 +387,7 @@ def command_disclosure(args: argparse.Namespace) -> int:
     path = Path(os.path.abspath(path))
     if path.is_dir():
         raise UsageError(f"{args.target}: give a Python file (optionally FILE:AGENT) or a SKILL.md")
-    settings = Config()
-    if args.user_skills_dir is not None:
-        settings = replace(settings, user_skills_dir=Path(args.user_skills_dir).expanduser().absolute())
+    settings = _with_user_skills(Config(), args)
     from .disclosure import available_skills_xml, skill_entry
     from .index import Workspace
 
@@ -269,24 +434,37 @@ def _print_disclosures(model: Model, path: Path, selector: str | None) -> int:
                   file=sys.stderr)
         if not disclosure.instructions_known:
             print(f"skill-lsp: the instructions of {disclosure.title} are not a literal; only the skills block is shown", file=sys.stderr)
+        _say_what_is_not_known(disclosure)
         blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
     for entry in chosen_options:
         disclosure = options_disclosure(entry)
         for name in disclosure.unresolved:
             print(f"skill-lsp: '{name}' is not a discovered skill and is never offered", file=sys.stderr)
+        _say_what_is_not_known(disclosure)
         blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
     print("\n\n".join(blocks))
     return 0
 
 
+def _say_what_is_not_known(disclosure: Disclosure) -> None:
+    from .disclosure import NOT_KNOWN
+
+    if not disclosure.skills_known:
+        print(f"skill-lsp: {disclosure.title}: {NOT_KNOWN}; no skills block is shown", file=sys.stderr)
+    elif disclosure.unknown_entries:
+        print(f"skill-lsp: {disclosure.title}: {disclosure.unknown_entries} entries of skills= are not string literals "
+              "and not known statically; they are left out", file=sys.stderr)
+
+
 def command_rules(args: argparse.Namespace) -> int:
+    rules = list(RULES)
+    exact = None
     if args.code:
-        rule = lookup(args.code)
-        if rule is None:
-            raise UsageError(f"unknown rule '{args.code}'")
-        rules = [rule]
-    else:
-        rules = list(RULES)
+        exact = lookup(args.code)
+        # a code, a rule's name, or a prefix as --select takes it (SK1, AD)
+        rules = [exact] if exact is not None else _matching(args.code)
+        if not rules:
+            raise UsageError(f"unknown rule '{args.code}': give a code (SK101), a prefix (SK1) or a name")
     if args.format == "json":
         print(json.dumps([
             {"code": r.code, "name": r.name, "severity": r.severity.label, "severity_by_profile":
@@ -295,8 +473,8 @@ def command_rules(args: argparse.Namespace) -> int:
             for r in rules
         ], indent=2))
         return 0
-    if args.code:
-        rule = rules[0]
+    if exact is not None:
+        rule = exact
         print(f"{rule.code} {rule.name} [{rule.severity_label()}]{'' if rule.enabled_by_default else ' (off by default)'}")
         print()
         print(rule.summary)
@@ -335,19 +513,36 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true",
                        help="analyse every file again, without reading or writing the cache (see SKILL_LSP_CACHE_DIR)")
     check.add_argument("--profile", action="store_true", help="print where the time went, by phase, to stderr")
-    check.set_defaults(handler=command_check)
+    check.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes (the preferred text edits), check again and report what remains")
+    check.add_argument("--diff", action="store_true",
+                       help="print the fixes --fix would make as a unified diff, change nothing; exit 1 when there are any")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix or --diff, also the fixes that create or rename files or are not preferred")
+    check.set_defaults(handler=command_check, usage=check.format_usage)
 
     disclosure = commands.add_parser("disclosure", help="print the text an agent sees")
     disclosure.add_argument("target", metavar="FILE[:AGENT]", help="agent file (and agent variable or name), or a SKILL.md")
     disclosure.add_argument("--user-skills-dir", metavar="DIR")
-    disclosure.set_defaults(handler=command_disclosure)
+    disclosure.set_defaults(handler=command_disclosure, usage=disclosure.format_usage)
 
     rules = commands.add_parser("rules", help="the rule catalogue")
-    rules.add_argument("code", nargs="?", metavar="CODE")
+    rules.add_argument("code", nargs="?", metavar="CODE", help="a rule's code or name, or a prefix as --select takes it (SK1)")
     rules.add_argument("--format", choices=("text", "json"), default="text")
-    rules.set_defaults(handler=command_rules)
+    rules.set_defaults(handler=command_rules, usage=rules.format_usage)
     _add_serve(commands)
     return parser
+
+
+def _end_on_interrupt(signum: int, frame: object) -> None:
+    os._exit(130)
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -375,15 +570,32 @@ def run() -> None:
     os._exit(code)
 
 
+# What a person who runs `skill-lsp` in a terminal sees: the server would otherwise wait on stdin in silence.
+TERMINAL_NOTE = """\
+skill-lsp is a language server: it talks LSP on stdin/stdout with an editor, and is waiting for one now.
+  check a project:  skill-lsp check .
+  every command:    skill-lsp --help
+Press Ctrl-C to stop."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        if _stdin_is_terminal():
+            # no client is there to shut the server down: the first Ctrl-C ends it, quietly (pygls
+            # would catch the KeyboardInterrupt and then wait on its stdin reader thread); set before
+            # the note that says so
+            signal.signal(signal.SIGINT, _end_on_interrupt)
+            print(TERMINAL_NOTE, file=sys.stderr, flush=True)
         args = parser.parse_args(["serve"])
     try:
         return int(args.handler(args))
     except UsageError as error:
-        print(f"skill-lsp: error: {error}", file=sys.stderr)
+        # as argparse reports its own usage errors: the subcommand's usage, then the error
+        usage = getattr(args, "usage", parser.format_usage)
+        print(usage(), end="", file=sys.stderr)
+        print(f"skill-lsp {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

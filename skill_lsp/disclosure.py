@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .index import AgentEntry, Model, OptionsEntry, SkillEntry
 from .model import Profile
+from .pysource import PyValue
 
 AGENTDECK_HEADER = (
     "### Skills available\n"
@@ -53,6 +54,11 @@ class Disclosure:
     instructions_known: bool = True
     # names listed whose skill AgentDeck cannot load, with why (left out: build() fails on them)
     unloadable: list[tuple[str, str]] = field(default_factory=list)
+    # skills= is a name, a call, a comprehension...: which skills it gives is not known without running
+    # the code, so text shows none of them (and says nothing about the runtime's list being empty)
+    skills_known: bool = True
+    # entries of a literal list that are not string literals, left out of text
+    unknown_entries: int = 0
 
     @property
     def characters(self) -> int:
@@ -100,6 +106,19 @@ def agentdeck_block(model: Model, agent: AgentEntry) -> tuple[str, list[str], li
     return "\n".join(lines), unresolved, unloadable
 
 
+# what the analysis cannot read without running the code: a variable, a call, an expression
+_NOT_LITERAL = ("name", "other")
+
+
+def _statically_known(value: PyValue | None) -> tuple[bool, int]:
+    """(whether skills= is a literal the analysis reads, how many entries of its list are not string literals)."""
+    if value is None:
+        return True, 0
+    if value.kind in _NOT_LITERAL:
+        return False, 0
+    return True, sum(1 for item in value.items if item.kind != "str" or item.text is None)
+
+
 def agent_disclosure(model: Model, agent: AgentEntry) -> Disclosure:
     """The agent's instructions with the skills block appended, as AgentDeck builds them."""
     instructions = agent.call.string_arg("instructions")
@@ -108,7 +127,9 @@ def agent_disclosure(model: Model, agent: AgentEntry) -> Disclosure:
         text = instructions or ""
     else:
         text = f"{instructions}\n\n{block}" if instructions else block
-    return Disclosure(agent.display_name, text, unresolved, instructions is not None, unloadable)
+    known, unknown = _statically_known(agent.call.keyword("skills"))
+    return Disclosure(agent.display_name, text, unresolved, instructions is not None, unloadable=unloadable,
+                      skills_known=known, unknown_entries=unknown)
 
 
 def available_skills_xml(skills: list[SkillEntry]) -> str:
@@ -154,7 +175,13 @@ def options_skills(options: OptionsEntry) -> tuple[list[SkillEntry], list[str]]:
     return chosen, missing
 
 
+NOT_KNOWN = "skills= is not a literal: which skills it gives is not known statically (only running the code tells)"
+
+
 def options_disclosure(options: OptionsEntry) -> Disclosure:
     skills, missing = options_skills(options)
     title = f"ClaudeAgentOptions at line {options.call.span.start.line + 1}"
-    return Disclosure(title, available_skills_xml(skills), missing)
+    known, unknown = _statically_known(options.call.keyword("skills"))
+    # not known: no block at all, rather than the empty one an empty list would give
+    text = available_skills_xml(skills) if known else ""
+    return Disclosure(title, text, missing, skills_known=known, unknown_entries=unknown)

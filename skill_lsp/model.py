@@ -89,6 +89,8 @@ class Fix:
     renames: tuple[RenamePath, ...] = ()
     creates: tuple[CreateFile, ...] = ()
     preferred: bool = False
+    # where the user's cursor goes once the fix is applied (a file it creates, at what they must fill in)
+    focus: tuple[Path, Position] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .catalogue import BY_CODE, RULES
@@ -152,3 +156,63 @@ def format_sarif(findings: list[Finding], cwd: Path) -> str:
         }],
     }
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+class Progress:
+    """A line on stderr saying what `check` is doing, once it has taken more than a moment.
+
+    Drawn from SIGALRM (an interval timer), not a thread: `check` forks helpers, and a fork while
+    another thread holds a lock is unsafe; a forked child inherits no timer. Written with os.write,
+    never through sys.stderr's buffer, which the interrupted code may be in the middle of using.
+    The line is erased before anything else is printed.
+    """
+
+    def __init__(self, enabled: bool, what: str, delay: float = 0.8) -> None:
+        self.what = what
+        self.doing = ""
+        self.shown = False
+        self.started = time.monotonic()
+        self.enabled = enabled and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        self._previous: Any = None
+        if self.enabled:
+            self._previous = signal.signal(signal.SIGALRM, self._draw)
+            signal.setitimer(signal.ITIMER_REAL, max(delay, 0.001), 0.25)
+
+    def phase(self, doing: str) -> None:
+        self.doing = doing
+
+    def _draw(self, signum: int, frame: object) -> None:
+        elapsed = time.monotonic() - self.started
+        line = f"skill-lsp: {self.what} — {self.doing} ({elapsed:.0f} s)"
+        try:
+            os.write(2, ("\r\x1b[K" + line[:_terminal_width() - 1]).encode("utf-8", "replace"))
+            self.shown = True
+        except OSError:
+            pass
+
+    def stop(self) -> None:
+        if not self.enabled:
+            return
+        self.enabled = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self._previous if self._previous is not None else signal.SIG_DFL)
+        if self.shown:
+            try:
+                os.write(2, b"\r\x1b[K")
+            except OSError:
+                pass
+
+
+def _terminal_width() -> int:
+    try:
+        return os.get_terminal_size(2).columns
+    except OSError:
+        return 80
+
+
+def shows_progress() -> bool:
+    """Progress is for a person at a terminal: stderr is one, and TERM can draw it."""
+    try:
+        return os.isatty(2) and os.environ.get("TERM", "") != "dumb"
+    except OSError:
+        return False

@@ -30,7 +30,8 @@ def test_text_format_lines_and_summary(project):
     project.write(MIXED)
     result = project.run("check")
     assert result.status == 1
-    *lines, summary = result.out.rstrip("\n").split("\n")
+    *lines, summary, fixable = result.out.rstrip("\n").split("\n")
+    assert fixable == "2 fixable with `skill-lsp check --fix`."  # the name of SK108, the key of SK111
     parsed = [TEXT_LINE.match(line) for line in lines]
     assert all(parsed), lines
     assert [(m["path"], m["line"], m["column"], m["code"], m["severity"]) for m in parsed if m] == [

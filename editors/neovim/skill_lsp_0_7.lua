@@ -1,6 +1,6 @@
 -- skill-lsp for Neovim 0.7 (vim.lsp.start_client + vim.lsp.buf_attach_client; vim.lsp.start is 0.8+).
--- Attaches to Python files and to SKILL.md / skill.md, which keep the markdown filetype.
--- One server per project root. $SKILL_LSP_SERVER_CMD overrides the command, either as
+-- Attaches to Python, TypeScript and JavaScript files, and to SKILL.md / skill.md and Claude Code
+-- subagents (.claude/agents/*.md), which keep the markdown filetype. One server per project root. $SKILL_LSP_SERVER_CMD overrides the command, either as
 -- words ("skill-lsp serve") or as a JSON list ('["/path/to/python", "-m", "skill_lsp", "serve"]').
 local function skill_lsp_cmd()
   local override = vim.env.SKILL_LSP_SERVER_CMD
@@ -36,6 +36,43 @@ local function skill_lsp_root(path)
   return start
 end
 
+-- The rule code in front of skill-lsp's messages, in the virtual text and in the float
+-- (`<space>e` / vim.diagnostic.open_float()): "AD101 unknown skill ...". Other servers' messages are
+-- left as they are. Merge these keys into your own vim.diagnostic.config if you have one.
+local function skill_lsp_format(diagnostic)
+  if diagnostic.source == 'skill-lsp' and diagnostic.code then
+    return string.format('%s %s', diagnostic.code, diagnostic.message)
+  end
+  return diagnostic.message
+end
+
+vim.diagnostic.config({
+  virtual_text = { format = skill_lsp_format },
+  float = { source = 'if_many', format = skill_lsp_format },
+})
+
+-- What a buffer gets once the server is attached: K shows the hover (left alone, K runs
+-- 'keywordprg': pydoc in Python, man in Markdown), <C-x><C-o> completes skill names and
+-- frontmatter keys from the server (0.7 sets no 'omnifunc' itself), and a few usual keys.
+local function skill_lsp_on_attach(client, bufnr)
+  vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  local function map(keys, action, desc)
+    vim.keymap.set('n', keys, action, { buffer = bufnr, desc = desc })
+  end
+  map('K', vim.lsp.buf.hover, 'skill-lsp: hover')
+  map('gd', vim.lsp.buf.definition, 'skill-lsp: go to the skill')
+  map('gr', vim.lsp.buf.references, 'skill-lsp: references')
+  map('<space>ca', vim.lsp.buf.code_action, 'skill-lsp: quick fixes')
+  map('<space>rn', vim.lsp.buf.rename, 'skill-lsp: rename')
+  map('<space>e', vim.diagnostic.open_float, 'diagnostics of the line')
+end
+
+-- Markdown files that are skills or subagent definitions; other Markdown is left alone.
+local function skill_lsp_wants_markdown(path)
+  local file = vim.fn.fnamemodify(path, ':t')
+  return file == 'SKILL.md' or file == 'skill.md' or path:match('/%.claude/agents/[^/]+%.md$') ~= nil
+end
+
 local skill_lsp_clients = {} -- root directory -> client id
 
 local function skill_lsp_attach(bufnr)
@@ -43,8 +80,7 @@ local function skill_lsp_attach(bufnr)
   if path == '' or vim.bo[bufnr].buftype ~= '' then
     return
   end
-  local file = vim.fn.fnamemodify(path, ':t')
-  if vim.bo[bufnr].filetype == 'markdown' and file ~= 'SKILL.md' and file ~= 'skill.md' then
+  if vim.bo[bufnr].filetype == 'markdown' and not skill_lsp_wants_markdown(path) then
     return -- other Markdown files are not skills
   end
   local root = skill_lsp_root(path)
@@ -54,6 +90,7 @@ local function skill_lsp_attach(bufnr)
       name = 'skill_lsp',
       cmd = skill_lsp_cmd(),
       root_dir = root,
+      on_attach = skill_lsp_on_attach,
       -- server settings (initializationOptions), for example:
       -- init_options = { ignore = { 'SK201' }, userSkillsDir = '~/.claude/skills' },
     })
@@ -67,7 +104,7 @@ end
 
 vim.api.nvim_create_autocmd('FileType', {
   group = vim.api.nvim_create_augroup('skill_lsp', { clear = true }),
-  pattern = { 'markdown', 'python' },
+  pattern = { 'markdown', 'python', 'typescript', 'javascript', 'typescriptreact', 'javascriptreact' },
   callback = function(args)
     skill_lsp_attach(args.buf)
   end,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..discovery import within
 from ..index import AgentEntry, DeckEntry, DefinitionEntry, Model, OptionsEntry, Registry, Root, SkillEntry
-from ..model import CreateFile, Fix, Related, Span, TextEdit
+from ..model import CreateFile, Fix, Position, Related, Span, TextEdit
 from ..pysource import PySource, PyValue
 from ..tssource import TS_SDK
 from .report import Reporter, did_you_mean
@@ -38,6 +38,10 @@ class _RegistryFacts:
 
     roots: str  # the existing roots, relative to the folder
     creatable: Root | None  # where "create the skill" may write: never outside the workspace
+    creatable_label: str  # that root as the user knows it, relative to the folder: .claude/skills
+    # the roots' paths in the message (Finding.data["paths"]): the command line shows them relative to
+    # the directory it runs in, as it shows the file (the message has them relative to the folder)
+    root_paths: list[str]
 
 
 def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _RegistryFacts]) -> _RegistryFacts:
@@ -46,8 +50,10 @@ def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _Reg
         # root paths are normalised; the server also checks each edit with symlinks resolved
         creatable = next((root for root in registry.roots
                           if root.prefix == "" and any(within(root.path, f) for f in model.folders)), None)
+        shown = [root.path for root in registry.roots if root.path.is_dir()]
         facts = _RegistryFacts(
-            ", ".join(str(_rel(root.path, folder)) for root in registry.roots if root.path.is_dir()), creatable,
+            ", ".join(str(_rel(path, folder)) for path in shown), creatable,
+            _rel(creatable.path, folder).as_posix() if creatable is not None else "", [str(path) for path in shown],
         )
         cache[id(registry)] = facts
     return facts
@@ -66,11 +72,17 @@ def _in_directory(model: Model, registry: Registry, name: str) -> SkillEntry | N
                                                                   if entry is skill)))
 
 
-def _create_fix(root: Root | None, name: str, description: str = "") -> list[Fix]:
+def _create_fix(facts: _RegistryFacts, name: str) -> list[Fix]:
+    """A new skill the user completes: its description is left empty (SK107 says it must be written, and
+    the editor puts the cursor there), a heading starts the body."""
+    root = facts.creatable
     if root is None or not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", name):
         return []
-    content = f"---\nname: {name}\ndescription: {description}\n---\n\n"
-    return [Fix(f"Create skill '{name}' in {root.path.name}/", creates=(CreateFile(root.path / name / "SKILL.md", content),))]
+    title = " ".join(part.capitalize() for part in name.split("-"))
+    content = f"---\nname: {name}\ndescription: \n---\n\n# {title}\n\n"
+    path = root.path / name / "SKILL.md"
+    return [Fix(f"Create skill '{name}' in {facts.creatable_label}/", creates=(CreateFile(path, content),),
+                focus=(path, Position(2, len("description: "))))]
 
 
 def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
@@ -128,8 +140,8 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
             reporter.report(
                 "AD101", path, item.span,
                 f"unknown skill '{name}': {detail}",
-                fixes=(_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name)) if mislabelled is None else [],
-                data={"closest": near, "name": name},
+                fixes=(_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name)) if mislabelled is None else [],
+                data={"closest": near, "name": name, "paths": facts.root_paths},
             )
             break
 
@@ -161,6 +173,7 @@ def check_deck(model: Model, deck: DeckEntry, reporter: Reporter) -> None:
             "AD103", deck.path, span,
             f"the skill root '{_rel(root_path, deck.folder)}' does not exist (resolved against "
             f"{deck.path.parent.name}/ and the workspace); the Deck finds no skills there",
+            data={"paths": [str(root_path)]},
         )
     if deck.dynamic and value is not None:
         reporter.report("AD105", deck.path, value.span, "skills= is not a literal path and cannot be checked")
@@ -327,8 +340,8 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             "CL103", path, item.span,
             f"no discovered skill is named '{name}' ({searched}); the SDK accepts it but the skill is never "
             f"offered — the Skill tool answers \"Skill {name} is not in this session's skills allowlist\"{did_you_mean(near)}",
-            fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name),
-            data={"closest": near, "name": name},
+            fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name),
+            data={"closest": near, "name": name, "paths": facts.root_paths},
         )
 
 
@@ -363,7 +376,7 @@ def check_definition(model: Model, definition: DefinitionEntry, reporter: Report
         reporter.report(
             "CL103", path, item.span,
             f"no discovered skill is named '{name}' ({searched}); {who}{did_you_mean(near)}",
-            fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts.creatable, name),
+            fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name),
             data={"closest": near, "name": name},
         )
 

@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..codefiles import is_code_path
 from ..config import parse_settings
-from ..disclosure import agent_disclosure, options_disclosure
+from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
@@ -1251,7 +1251,11 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
     only = params.context.only
     if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
         return None
-    actions = []
+    show_document = bool(ls.capability("window", "show_document", "support"))
+    actions: list[types.CodeAction] = []
+    # two findings on one span can propose the same change under two titles (SK108 "Set name to 'x'"
+    # and SK109 "Change to 'x'" on one name): offered once, under the first title, for both diagnostics
+    offered: dict[str, types.CodeAction] = {}
     for diag in params.context.diagnostics:
         if diag.source != "skill-lsp":
             continue
@@ -1272,9 +1276,54 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
             change = workspace_edit(fix, lines_of, ls.codec, versions, resource_ops, document_changes)
             if change is None:
                 continue
-            actions.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                                            edit=change, is_preferred=fix.preferred or None))
+            same = offered.get(repr(change))
+            if same is not None:
+                if same.diagnostics is not None and diag not in same.diagnostics:
+                    same.diagnostics = [*same.diagnostics, diag]
+                same.is_preferred = same.is_preferred or fix.preferred or None
+                continue
+            action = types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                                      edit=change, is_preferred=fix.preferred or None,
+                                      command=_reveal_command(ls, fix) if show_document else None)
+            offered[repr(change)] = action
+            actions.append(action)
     return actions
+
+
+def _reveal_command(ls: SkillLanguageServer, fix: Fix) -> types.Command | None:
+    """The command a client runs once it has applied the fix's edit: open the file at its focus."""
+    if fix.focus is None:
+        return None
+    path, position = fix.focus
+    created = next((create.content for create in fix.creates if create.path == path), None)
+    lines = Lines(created) if created is not None else ls.lines_for(path)
+    if lines is None:
+        return None
+    at = lines.to_client(ls.codec, position)
+    return types.Command(title="Open", command="skillLsp.reveal",
+                         arguments=[{"uri": uri_of(path), "line": at.line, "character": at.character}])
+
+
+@server.command("skillLsp.reveal")
+async def reveal_command(ls: SkillLanguageServer, *args: Any) -> bool:
+    """Show a document with the cursor at a position (window/showDocument): after "Create skill",
+    on the description the user has to write."""
+    arguments = args[0] if len(args) == 1 and isinstance(args[0], list) else list(args)
+    argument = arguments[0] if arguments and isinstance(arguments[0], dict) else {}
+    uri = argument.get("uri")
+    line, character = argument.get("line"), argument.get("character")
+    if not isinstance(uri, str) or not isinstance(line, int) or not isinstance(character, int) or path_of(uri) is None:
+        raise JsonRpcInvalidParams("skillLsp.reveal takes [{uri, line, character}]")
+    session = ls.session
+    target = path_of(uri)
+    if session is None or target is None or not inside_workspace(target, session.folders):
+        return False
+    if not ls.capability("window", "show_document", "support"):
+        return False
+    at = types.Position(line=max(line, 0), character=max(character, 0))
+    result = await ls.window_show_document_async(types.ShowDocumentParams(
+        uri=uri, take_focus=True, selection=types.Range(start=at, end=at)))
+    return bool(result.success)
 
 
 # -- commands ------------------------------------------------------------------------------------
@@ -1310,4 +1359,7 @@ async def disclosure_command(ls: SkillLanguageServer, *args: Any) -> dict[str, s
     if chosen is None:
         return None
     result = agent_disclosure(model, chosen) if isinstance(chosen, AgentEntry) else options_disclosure(chosen)
-    return {"title": result.title, "text": result.text}
+    answer = {"title": result.title, "text": result.text}
+    if not result.skills_known:
+        answer["note"] = NOT_KNOWN  # rather than an empty block read as "no skills"
+    return answer

@@ -138,8 +138,29 @@ class Lines:
         return Position(row, min(wanted, len(line)) if units is None else units.column(wanted))
 
 
+# An empty string in skills=[...] is what every name is the moment its quotes are typed (editors close
+# the pair at once). In the editor it is a hint that asks for the name, not an error flashing under the
+# cursor; `check` keeps the rule's own severity: the Claude Agent SDK does reject an empty name at run
+# time (CL101) and AgentDeck resolves none (AD101), so a saved empty name still fails in CI.
+_EMPTY_NAME = re.compile(r"""[rRuU]?(""|'')""")
+_WHILE_TYPING = ("AD101", "CL101")
+EMPTY_NAME_MESSAGE = ("no skill name yet: type one (completion lists the skills this agent can load); "
+                      "`skill-lsp check` reports an empty name as an error")
+
+
+def _empty_name(finding: Finding, lines: Lines) -> bool:
+    span = finding.span
+    if finding.code not in _WHILE_TYPING or span.start.line != span.end.line or span.start.line >= len(lines.lines):
+        return False
+    return _EMPTY_NAME.fullmatch(lines.lines[span.start.line][span.start.column:span.end.column]) is not None
+
+
 def diagnostic(finding: Finding, lines: Lines, codec: PositionCodec, related_lines: dict[Path, Lines]) -> types.Diagnostic:
     rule = BY_CODE[finding.code]
+    if _empty_name(finding, lines):
+        return types.Diagnostic(range=lines.range(codec, finding.span), message=EMPTY_NAME_MESSAGE,
+                                severity=types.DiagnosticSeverity.Hint, code=finding.code, source=SOURCE,
+                                data={"name": rule.name, "fixes": 0})
     related = []
     for item in finding.related:
         other = related_lines.get(item.path)
@@ -182,7 +203,9 @@ def workspace_edit(
         by_file.setdefault(edit.path, []).append(types.TextEdit(range=lines.range(codec, edit.span), new_text=edit.new_text))
     if (fix.renames or fix.creates) and not resource_operations:
         return None
-    if not document_changes:
+    if not document_changes and not (fix.renames or fix.creates):
+        # file operations exist only in documentChanges: a client that announces resource operations
+        # (Neovim does, without documentChanges) applies them there
         return types.WorkspaceEdit(changes={uri_of(path): edits for path, edits in by_file.items()})
     changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
     for path, edits in by_file.items():

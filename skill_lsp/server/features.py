@@ -13,10 +13,12 @@ from pathlib import Path
 
 from ..config import Config
 from ..disclosure import (
+    NOT_KNOWN,
     agent_disclosure,
     agentdeck_cannot_load,
     available_skills_xml,
     options_disclosure,
+    options_skills,
     skill_entry,
 )
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
@@ -129,15 +131,101 @@ def _fence(text: str, language: str = "text") -> str:
     return f"{fence}{language}\n{text}\n{fence}"
 
 
+# A hover fits on a screen: longer listings show their first entries and say how many more there are
+# (the whole text: `skill-lsp disclosure` or the skillLsp.disclosure command).
+HOVER_SKILLS = 5  # skills named in prose
+HOVER_XML_SKILLS = 2  # <skill> entries of the exact <available_skills> block
+HOVER_TEXT_LINES = 20  # lines of an agent's exact disclosure text
+DESCRIPTION_CHARS = 120
+
+
+def _prose(text: str) -> str:
+    """Text read as it is written (shop's, not shop&#x27;s), with the few characters Markdown would
+    turn into formatting or HTML escaped."""
+    return re.sub(r"([\\`*_\[\]<>])", r"\\\1", " ".join(text.split()))
+
+
+def _clipped(text: str, limit: int = DESCRIPTION_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _more(count: int, what: str) -> str:
+    return f"_… and {count:,} more {what}_"
+
+
 def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
-    parts = [
-        f"**{skill.key}** — {skill.profile.value} skill",
-        _agent_view(skill, claude),
-        f"`{relative(skill.path, model)}`",
-    ]
+    """A skill: its name and file first, its description as prose, the start of its body, and the
+    exact entry an agent's listing holds for it."""
+    parts = [f"**{skill.key}** — {skill.profile.value} skill · `{relative(skill.path, model)}`"]
+    if claude and skill.description:
+        parts.append(_prose(_clipped(skill.description, 300)))
     preview = skill.body_preview()
     if preview:
-        parts += ["---", _fence(preview, "markdown")]
+        parts.append(_fence(preview, "markdown"))
+    view = _agent_view(skill, claude)
+    if view.startswith("```"):
+        parts.append("The listing entry, exactly:" if claude else "The disclosure entry, exactly:")
+    parts.append(view)
+    return "\n\n".join(parts)
+
+
+def _head(text: str, lines: int) -> tuple[str, int]:
+    """The first lines of text, and how many lines are left out."""
+    split = text.split("\n")
+    if len(split) <= lines + 2:  # never "1 more line": show it
+        return text, 0
+    return "\n".join(split[:lines]), len(split) - lines
+
+
+def _agent_hover(model: Model, owner: AgentEntry) -> str:
+    disclosure = agent_disclosure(model, owner)
+    header = (f"**Disclosure of {disclosure.title}** — what the agent sees: "
+              f"{disclosure.characters:,} characters, about {disclosure.estimated_tokens:,} tokens")
+    shown, left = _head(disclosure.text, HOVER_TEXT_LINES)
+    parts = [header, _fence(shown)]
+    if left:
+        parts.append(_more(left, f"line{'s' if left != 1 else ''} (`skill-lsp disclosure {owner.path.name}` prints them all)"))
+    if not disclosure.skills_known:
+        parts.append(NOT_KNOWN.replace("not known statically", "**not known statically**") + "; no skills block is shown.")
+    elif disclosure.unknown_entries:
+        parts.append(f"{disclosure.unknown_entries} entr{'ies are' if disclosure.unknown_entries != 1 else 'y is'} not a "
+                     "string literal and not known statically; left out above.")
+    if disclosure.unresolved:
+        parts.append("Left out (no such skill, build() fails): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
+    if disclosure.unloadable:
+        parts.append("Left out (AgentDeck cannot load it, build() fails): " + ", ".join(
+            f"`{name}` — {reason}" for name, reason in disclosure.unloadable))
+    if not disclosure.instructions_known:
+        parts.append("The instructions are not a literal; only the skills block is shown.")
+    return "\n\n".join(parts)
+
+
+def _options_hover(owner: OptionsEntry) -> str:
+    disclosure = options_disclosure(owner)
+    if not disclosure.skills_known:
+        return "**`<available_skills>` preview** — " + NOT_KNOWN.replace("not known statically", "**not known statically**") + "."
+    skills, _ = options_skills(owner)
+    header = (f"**`<available_skills>` preview** — {len(skills):,} skill{'s' if len(skills) != 1 else ''}, "
+              f"{disclosure.characters:,} characters, about {disclosure.estimated_tokens:,} tokens")
+    parts = [header]
+    if skills:
+        listed = [f"- **{skill.key}** — {_prose(_clipped(skill.description or ''))}" for skill in skills[:HOVER_SKILLS]]
+        if len(skills) > HOVER_SKILLS:
+            listed.append("- " + _more(len(skills) - HOVER_SKILLS, "skills"))
+        parts.append("\n".join(listed))
+    if len(skills) <= HOVER_XML_SKILLS:
+        parts += ["The block, exactly:", _fence(disclosure.text, "xml")]
+    else:
+        # a prefix of the exact text, cut after a whole <skill> entry
+        first = available_skills_xml(skills[:1])
+        shown = first[: first.rindex("</available_skills>")].rstrip("\n")
+        parts += ["The block, exactly (its start):", _fence(shown, "xml"),
+                  _more(len(skills) - 1, f"`<skill>` entries (`skill-lsp disclosure {owner.path.name}` prints the whole block)")]
+    if disclosure.unknown_entries:
+        parts.append(f"{disclosure.unknown_entries} entr{'ies are' if disclosure.unknown_entries != 1 else 'y is'} not a "
+                     "string literal and not known statically; left out above.")
+    if disclosure.unresolved:
+        parts.append("Never offered (not discovered): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
     return "\n\n".join(parts)
 
 
@@ -148,6 +236,8 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
         skill = resolve_listing(owner, name)
         if skill is not None:
             return skill_hover(model, skill, not isinstance(owner, AgentEntry))
+        if not name:
+            return "**no skill name yet** — type one: completion lists the skills this agent can load."
         registries = registries_of(owner) if owner is not None else []
         near = registries[0].skills.index().closest(name) if len(registries) == 1 else closest(name, known_names(owner))
         text = f"**unknown skill** `{name}` — no skill this agent can load has that name."
@@ -159,25 +249,8 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
     if isinstance(owner, DefinitionEntry):
         return subagent_hover(model, owner)
     if isinstance(owner, AgentEntry):
-        disclosure = agent_disclosure(model, owner)
-        header = (f"**Disclosure of {disclosure.title}** — what the agent sees: "
-                  f"{disclosure.characters:,} characters, about {disclosure.estimated_tokens:,} tokens")
-        notes = []
-        if disclosure.unresolved:
-            notes.append("Left out (no such skill, build() fails): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
-        if disclosure.unloadable:
-            notes.append("Left out (AgentDeck cannot load it, build() fails): " + ", ".join(
-                f"`{name}` — {reason}" for name, reason in disclosure.unloadable))
-        if not disclosure.instructions_known:
-            notes.append("The instructions are not a literal; only the skills block is shown.")
-        return "\n\n".join([header, _fence(disclosure.text), *notes])
-    disclosure = options_disclosure(owner)
-    header = (f"**`<available_skills>` preview** — {disclosure.characters:,} characters, "
-              f"about {disclosure.estimated_tokens:,} tokens")
-    notes = []
-    if disclosure.unresolved:
-        notes.append("Never offered (not discovered): " + ", ".join(f"`{n}`" for n in disclosure.unresolved))
-    return "\n\n".join([header, _fence(disclosure.text, "xml"), *notes])
+        return _agent_hover(model, owner)
+    return _options_hover(owner)
 
 
 def subagent_hover(model: Model, definition: DefinitionEntry) -> str:

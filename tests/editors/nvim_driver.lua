@@ -1,6 +1,8 @@
 -- Drives a headless Neovim that loaded editors/neovim/skill_lsp_0_7.lua: opens a SKILL.md
 -- and an agent file of the fixture project (the current directory), waits for the client
--- to attach and for diagnostics, hovers a skill name, writes what it saw as JSON to
+-- to attach and for diagnostics, reads the virtual text and the diagnostic float, presses K
+-- on a skill name and reads the hover float, completes a name with <C-x><C-o> (the buffer's
+-- 'omnifunc'), opens a subagent and a TypeScript file, writes what it saw as JSON to
 -- $SKILL_LSP_NVIM_RESULT and quits. Every wait is bounded; any error is recorded, never fatal.
 local result_path = assert(vim.env.SKILL_LSP_NVIM_RESULT, 'SKILL_LSP_NVIM_RESULT is not set')
 local timeout = tonumber(vim.env.SKILL_LSP_NVIM_TIMEOUT_MS or '30000')
@@ -62,6 +64,54 @@ local function diagnostics(bufnr)
   return items
 end
 
+local function floating_window()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      return win
+    end
+  end
+end
+
+local function float_lines(win)
+  local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  vim.api.nvim_win_close(win, true)
+  return lines
+end
+
+-- What the user reads on the screen: the virtual text of the line and the float of `<space>e`.
+local function shown_diagnostics(bufnr, lnum)
+  local client = skill_lsp_client(bufnr)
+  local namespace = vim.diagnostic.get_namespace(vim.lsp.diagnostic.get_namespace(client.id))
+  local virtual = {}
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, namespace.user_data.virt_text_ns or -1, 0, -1,
+    { details = true })) do
+    for _, chunk in ipairs(mark[4].virt_text or {}) do
+      table.insert(virtual, chunk[1])
+    end
+  end
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { lnum + 1, 0 })
+  local mapping = vim.fn.maparg('<space>e', 'n', false, true)
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<space>e', true, false, true), 'mx', false)
+  local float = vim.wait(5000, function() return floating_window() ~= nil end, 20) and float_lines(floating_window()) or {}
+  return { virtual_text = table.concat(virtual, ''), float = float, mapped = mapping.desc or vim.NIL }
+end
+
+-- K, as the user presses it: the buffer's mapping, and the hover float it opens.
+local function press_k_on(bufnr, needle)
+  vim.api.nvim_set_current_buf(bufnr)
+  for number, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    local start = line:find(needle, 1, true)
+    if start then
+      vim.api.nvim_win_set_cursor(0, { number, start + 1 })
+      vim.api.nvim_feedkeys('K', 'mx', false)
+      local opened = vim.wait(timeout, function() return floating_window() ~= nil end, 20)
+      return { opened = opened, lines = opened and float_lines(floating_window()) or {} }
+    end
+  end
+  table.insert(result.errors, needle .. ' not found in buffer ' .. bufnr)
+end
+
 local function hover_on(bufnr, needle)
   vim.api.nvim_set_current_buf(bufnr)
   for number, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
@@ -115,9 +165,47 @@ local ok, err = pcall(function()
   -- the client is running by now, so a Markdown file that is not a skill would attach at once
   local _, readme_info = open('README.md', 500)
   result.readme = readme_info
+  local _, subagent_info = open('.claude/agents/reviewer.md')
+  result.subagent = subagent_info
+  local _, typescript_info = open('agent.ts')
+  result.typescript = typescript_info
 end)
 if not ok then
   table.insert(result.errors, tostring(err))
 end
-vim.fn.writefile({ vim.fn.json_encode(result) }, result_path)
-vim.cmd('qall!')
+
+local function finish()
+  vim.fn.writefile({ vim.fn.json_encode(result) }, result_path)
+  vim.cmd('qall!')
+end
+
+-- Completion last: <C-x><C-o> is typed keys, handled by the main loop once this script has returned,
+-- and its items arrive asynchronously; a timer watches for them, then writes the result and quits.
+local completing = pcall(function()
+  local agent = vim.fn.bufnr('.agentdeck/agents/booking/agent.py')
+  vim.api.nvim_set_current_buf(agent)
+  result.omnifunc = vim.bo[agent].omnifunc
+  result.k_mapping = vim.fn.maparg('K', 'n', false, true).desc or vim.NIL
+  result.shown = shown_diagnostics(agent, 2)
+  result.k = press_k_on(agent, '"parse-request"')
+  local line = vim.api.nvim_buf_get_lines(agent, 2, 3, false)[1]
+  local at = line:find('"parse-request"', 1, true) - 1
+  vim.api.nvim_buf_set_text(agent, 2, at, 2, at, { '"quo", ' })
+  vim.api.nvim_win_set_cursor(0, { 3, at + #'"quo' })
+  local started = vim.loop.now()
+  local timer = vim.loop.new_timer()
+  timer:start(100, 50, vim.schedule_wrap(function()
+    local info = vim.fn.complete_info({ 'items' })
+    if #info.items > 0 or vim.loop.now() - started > timeout then
+      timer:stop()
+      result.completion = { mode = vim.api.nvim_get_mode().mode, items = info.items }
+      vim.cmd('stopinsert')
+      finish()
+    end
+  end))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('i<C-x><C-o>', true, false, true), 'n', false)
+end)
+if not completing then
+  table.insert(result.errors, 'completion could not start')
+  finish()
+end

@@ -3,7 +3,8 @@
 Debian's Neovim is 0.7, so the setup under test is editors/neovim/skill_lsp_0_7.lua (start_client +
 buf_attach_client in a FileType autocmd), the snippet editors/neovim/README.md shows for 0.7.
 tests/editors/nvim_driver.lua opens the files, waits (bounded) for the client and the diagnostics,
-hovers, and writes what it saw as JSON; these tests read it.
+reads what the screen shows (virtual text, the diagnostic float), presses K and reads the hover float,
+completes with <C-x><C-o>, and writes what it saw as JSON; these tests read it.
 """
 
 from __future__ import annotations
@@ -136,6 +137,38 @@ def test_diagnostics_follow_unsaved_edits(session: dict[str, Any]) -> None:
     (duplicate,) = edit["diagnostics"]
     assert duplicate["code"] == "AD104"
     assert duplicate["col"] == edit["line"].rindex('"parse-request"')
+
+
+def test_k_opens_the_hover_float_not_keywordprg(session: dict[str, Any]) -> None:
+    assert session["k_mapping"] == "skill-lsp: hover"
+    k = session["k"]
+    assert k["opened"] is True
+    lines = k["lines"]
+    assert lines[0] == "**parse-request** — agentdeck skill · `.agentdeck/skills/parse-request/SKILL.md`"
+    assert ENTRY in lines
+    assert any(line.startswith('Split the request on "->".') for line in lines)  # the start of the body
+
+
+def test_completion_through_the_omnifunc_lists_skill_names(session: dict[str, Any]) -> None:
+    assert session["omnifunc"] == "v:lua.vim.lsp.omnifunc"
+    completion = session["completion"]
+    # "quo typed in skills=[...]: the one skill that starts so, with its description
+    assert [item["word"] for item in completion["items"]] == ["quote-fare"]
+    assert completion["items"][0]["info"] == "Quote a fare for a ride between two cities."
+
+
+def test_the_rule_code_shows_in_the_virtual_text_and_the_float(session: dict[str, Any]) -> None:
+    shown = session["shown"]
+    assert shown["virtual_text"].strip() == "■ AD104 'parse-request' is listed twice in skills=[...]"
+    assert shown["mapped"] == "diagnostics of the line"
+    assert shown["float"] == ["Diagnostics:", "1. AD104 'parse-request' is listed twice in skills=[...]"]
+
+
+def test_subagents_and_typescript_files_attach_to_the_same_server(session: dict[str, Any]) -> None:
+    for name, filetype in (("subagent", "markdown"), ("typescript", "typescript")):
+        opened = session[name]
+        assert (opened["filetype"], opened["attached"]) == (filetype, True), opened
+        assert opened["client_id"] == session["skill"]["client_id"]
 
 
 def lua_blocks(markdown: str) -> list[tuple[str, str]]:

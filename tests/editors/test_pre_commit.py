@@ -12,6 +12,7 @@ $SKILL_LSP_PRE_COMMIT_CACHE (default ~/.cache/skill-lsp-pre-commit); each run st
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -107,6 +108,52 @@ def try_repo(hook_repo: Path, checked_repo: Path, scratch: Path) -> subprocess.C
             cwd=checked_repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=480)
     except subprocess.TimeoutExpired as error:
         pytest.fail(f"pre-commit try-repo did not finish in 480 s; output: {error.stdout!r} {error.stderr!r}")
+
+
+def pre_commit_run(hook_repo: Path, checked_repo: Path, scratch: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    """`pre-commit run --all-files` with a .pre-commit-config.yaml that uses the hook as a user does
+    (the hook repository at a commit, with args)."""
+    rev = git(hook_repo, "rev-parse", "HEAD").strip()
+    (checked_repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: skill-lsp\n"
+        f"        args: {json.dumps(args)}\n", encoding="utf-8")
+    commit_all(checked_repo, "pre-commit configuration")
+    cache = cache_dir()
+    env = git_env()
+    env.update(PRE_COMMIT_HOME=str(scratch / "pre-commit"), PIP_CACHE_DIR=str(cache / "pip"),
+               VIRTUALENV_OVERRIDE_APP_DATA=str(cache / "virtualenv"), PRE_COMMIT_COLOR="never",
+               NO_COLOR="1", SKILL_LSP_USER_SKILLS_DIR=str(scratch / "user-skills"),
+               XDG_CACHE_HOME=str(scratch / "cache"))
+    try:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+                              cwd=checked_repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=480)
+    except subprocess.TimeoutExpired as error:
+        pytest.fail(f"pre-commit run did not finish in 480 s; output: {error.stdout!r} {error.stderr!r}")
+
+
+def test_warnings_are_shown_by_a_passing_hook_and_fail_it_with_strict(hook_repo: Path, tmp_path: Path) -> None:
+    """pre-commit hides a passing hook's output unless the hook is verbose: a warning must still be seen."""
+    scratch = tmp_path / "scratch"
+    (scratch / "user-skills").mkdir(parents=True)
+    repo = tmp_path / "warned"
+    skill = repo / ".agentdeck/skills/quote-fare/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: quote-fare\ndescription: Quote a fare.\nlicence: MIT\n---\n\nQuote it.\n",
+                     encoding="utf-8")
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    commit_all(repo, "a skill with a warning")
+
+    passing = pre_commit_run(hook_repo, repo, scratch, [])
+    output = passing.stdout + passing.stderr
+    assert passing.returncode == 0, output
+    assert "Passed" in output, output
+    assert ".agentdeck/skills/quote-fare/SKILL.md:4:1: SK111 [warning]" in output, output
+
+    strict = pre_commit_run(hook_repo, repo, scratch, ["--strict"])
+    output = strict.stdout + strict.stderr
+    assert strict.returncode == 1, output
+    assert "Failed" in output and "SK111 [warning]" in output, output
 
 
 def test_the_hook_fails_on_findings_and_passes_once_they_are_fixed(hook_repo: Path, checked_repo: Path,

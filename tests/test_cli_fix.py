@@ -1,0 +1,181 @@
+"""`check --fix`, `--diff` and `--unsafe-fixes`: which fixes apply, what is written, and what never is."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from skill_lsp.fixing import plan_fixes
+from skill_lsp.model import CreateFile, Finding, Fix, RenamePath, Severity, Span, TextEdit
+
+from .helpers import Project, codes, skill_md
+
+TYPOS = {
+    # SK108 (name is not the directory) and SK111 (a key typo): both have one preferred text edit
+    ".agentdeck/skills/parse-request/SKILL.md": "---\nname: parse-reqest\ndescripton: Parse it.\n---\n\nBody.\n",
+}
+FIXED = "---\nname: parse-request\ndescription: Parse it.\n---\n\nBody.\n"
+SKILL = ".agentdeck/skills/parse-request/SKILL.md"
+
+
+def test_fix_applies_the_safe_fixes_and_checks_again(project: Project) -> None:
+    project.write(TYPOS)
+    result = project.run("check", "--fix")
+    assert project.path(SKILL).read_text(encoding="utf-8") == FIXED
+    assert result.status == 0, result.out
+    assert result.out == "All checks passed (1 skill, 0 agent definitions).\nFixed 2 issues.\n"
+
+
+def test_fix_reports_what_remains_and_exits_by_it(project: Project) -> None:
+    project.write({**TYPOS, ".agentdeck/skills/quote/SKILL.md": skill_md("quote", description=None)})
+    result = project.run("check", "--fix")
+    assert result.status == 1
+    assert ".agentdeck/skills/quote/SKILL.md:1:1: SK106 [error]" in result.out  # no safe fix for a missing description
+    assert "SK108" not in result.out and "SK111" not in result.out
+    assert result.out.rstrip("\n").endswith("Fixed 2 issues. 1 more fixable with --unsafe-fixes (they create or rename "
+                                            "files, or choose a change).")
+
+
+def test_diff_shows_the_fixes_and_changes_nothing(project: Project) -> None:
+    project.write(TYPOS)
+    before = project.path(SKILL).read_bytes()
+    result = project.run("check", "--diff")
+    assert result.status == 1  # as ruff: there is something to fix
+    assert project.path(SKILL).read_bytes() == before
+    assert result.out == (
+        f"--- a/{SKILL}\n+++ b/{SKILL}\n@@ -1,6 +1,6 @@\n ---\n-name: parse-reqest\n-descripton: Parse it.\n"
+        "+name: parse-request\n+description: Parse it.\n ---\n \n Body.\n"
+    )
+    assert "Would fix 2 issues." in result.err
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="patch(1) is not installed")
+def test_the_diff_applies_with_patch_and_gives_what_fix_writes(project: Project, tmp_path: Path) -> None:
+    project.write(TYPOS)
+    (project.root / SKILL).write_text("---\nname: parse-reqest\ndescripton: Parse it.\n---\n\nno newline at the end",
+                                      encoding="utf-8")
+    diff = project.run("check", "--diff").out
+    copy = tmp_path / "copy"
+    shutil.copytree(project.root, copy)
+    subprocess.run(["patch", "-p1", "-s"], input=diff, text=True, cwd=copy, check=True)
+    project.run("check", "--fix")
+    assert (copy / SKILL).read_text(encoding="utf-8") == project.path(SKILL).read_text(encoding="utf-8")
+    assert project.path(SKILL).read_text(encoding="utf-8").endswith("\nno newline at the end")
+
+
+def test_diff_with_nothing_to_fix_exits_0(project: Project) -> None:
+    project.write({SKILL: skill_md("parse-request")})
+    result = project.run("check", "--diff")
+    assert (result.status, result.out) == (0, "")
+    assert "No fixes available." in result.err
+
+
+def test_renames_and_new_files_wait_for_unsafe_fixes(project: Project) -> None:
+    project.write({".agentdeck/skills/quote/skill.md": skill_md("quote")})
+    result = project.run("check", "--fix")
+    assert project.path(".agentdeck/skills/quote/skill.md").exists()
+    assert "SK115" in result.out and "1 more fixable with --unsafe-fixes" in result.out
+    assert "rename from .agentdeck/skills/quote/skill.md\nrename to .agentdeck/skills/quote/SKILL.md\n" in \
+        project.run("check", "--diff", "--unsafe-fixes").out
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert sorted(os.listdir(project.path(".agentdeck/skills/quote"))) == ["SKILL.md"]
+    assert result.status == 0 and "Fixed 1 issue." in result.out
+
+
+def test_fixes_in_an_agent_file(project: Project) -> None:
+    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["parse-request", "parse-reqest", "parse-request"])\n'
+    project.write({SKILL: skill_md("parse-request"), "agent.py": agent})
+    project.run("check", "--fix")
+    # the duplicate goes (safe); the unknown name stays: its closest skill may not be the one meant
+    fixed = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["parse-request", "parse-reqest"])\n'
+    assert project.path("agent.py").read_text(encoding="utf-8") == fixed
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert project.path("agent.py").read_text(encoding="utf-8") == fixed.replace(', "parse-reqest"', "")
+    assert result.status == 0
+
+
+def test_the_closest_name_or_file_is_an_unsafe_fix(project: Project) -> None:
+    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["quote-far"])\n'
+    skill = skill_md("quote-fare", body="See [the rules](references/waitlist.md).\n")
+    project.write({".agentdeck/skills/quote-fare/SKILL.md": skill, ".agentdeck/skills/quote-fare/references/fleet.md": "x",
+                   "agent.py": agent})
+    result = project.run("check", "--fix")
+    assert project.path("agent.py").read_text(encoding="utf-8") == agent
+    assert project.path(".agentdeck/skills/quote-fare/SKILL.md").read_text(encoding="utf-8") == skill
+    assert "2 more fixable with --unsafe-fixes" in result.out
+    project.run("check", "--fix", "--unsafe-fixes")
+    assert '"quote-fare"' in project.path("agent.py").read_text(encoding="utf-8")
+    assert "references/fleet.md" in project.path(".agentdeck/skills/quote-fare/SKILL.md").read_text(encoding="utf-8")
+
+
+def test_a_choice_between_close_names_is_never_made(project: Project) -> None:
+    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["quote-far"])\n'
+    project.write({".agentdeck/skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+                   ".agentdeck/skills/quote-farm/SKILL.md": skill_md("quote-farm"), "agent.py": agent})
+    project.run("check", "--fix", "--unsafe-fixes")
+    assert project.path("agent.py").read_text(encoding="utf-8") == agent
+
+
+def test_line_endings_and_the_rest_of_the_file_are_kept(project: Project) -> None:
+    project.write({SKILL: "x"})
+    project.path(SKILL).write_bytes(b"---\r\nname: parse-reqest\r\ndescription: Caf\xc3\xa9 \xe2\x9c\x93.\r\n---\r\n\r\nBody.\r\n")
+    os.chmod(project.path(SKILL), 0o640)
+    project.run("check", "--fix")
+    assert project.path(SKILL).read_bytes() == (
+        b"---\r\nname: parse-request\r\ndescription: Caf\xc3\xa9 \xe2\x9c\x93.\r\n---\r\n\r\nBody.\r\n")
+    assert os.stat(project.path(SKILL)).st_mode & 0o777 == 0o640
+    assert [name for name in os.listdir(project.path(".agentdeck/skills/parse-request"))] == ["SKILL.md"]  # no temp left
+
+
+def test_a_file_that_is_not_plain_utf8_is_left_alone(project: Project) -> None:
+    project.write({SKILL: "x"})
+    original = b"---\nname: parse-reqest\ndescription: Caf\xe9.\n---\n\nBody.\n"  # Latin-1: decoded with a replacement
+    project.path(SKILL).write_bytes(original)
+    result = project.run("check", "--fix")
+    assert project.path(SKILL).read_bytes() == original
+    assert "not plain UTF-8" in result.err
+    assert "SK108" in result.out
+
+
+def test_a_symlink_out_of_the_project_is_never_written_through(project: Project, tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "SKILL.md"
+    outside.parent.mkdir()
+    outside.write_text(TYPOS[SKILL], encoding="utf-8")
+    (project.root / ".agentdeck/skills/parse-request").mkdir(parents=True)
+    os.symlink(outside, project.path(SKILL))
+    project.run("check", "--fix", "--unsafe-fixes")
+    assert outside.read_text(encoding="utf-8") == TYPOS[SKILL]
+    assert os.path.islink(project.path(SKILL))
+
+
+def test_no_fix_writes_outside_the_checked_folders(tmp_path: Path) -> None:
+    """Whatever a rule proposes: an edit, a new file or a rename that leaves the folder (through a
+    symlinked directory too) is left out, and said so."""
+    folder = tmp_path / "proj"
+    (folder / "skills").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "SKILL.md").write_text("name: x\n", encoding="utf-8")
+    os.symlink(outside, folder / "skills" / "linked")
+    inside = folder / "skills" / "linked" / "SKILL.md"
+    fixes = [Fix("edit", edits=(TextEdit(inside, Span.of(0, 0, 0, 4), "nom"),), preferred=True),
+             Fix("create", creates=(CreateFile(tmp_path / "new" / "SKILL.md", "x"),), preferred=True),
+             Fix("rename", renames=(RenamePath(folder / "skills", tmp_path / "moved"),), preferred=True)]
+    findings = [Finding("SK111", Severity.WARNING, inside, Span.of(0, 0, 0, 4), "m", fixes=[fix]) for fix in fixes]
+    plan = plan_fixes(findings, [folder], unsafe=True)
+    assert not plan
+    assert len(plan.skipped) == 3 and all("outside the checked folders" in reason for reason in plan.skipped)
+
+
+def test_files_named_on_the_command_line_are_the_only_ones_fixed(project: Project) -> None:
+    other = ".agentdeck/skills/quote-fare/SKILL.md"
+    project.write({**TYPOS, other: "---\nname: quote-fare\ndescripton: Quote.\n---\n\nBody.\n"})
+    result = project.run("check", "--fix", other)
+    assert project.path(other).read_text(encoding="utf-8") == "---\nname: quote-fare\ndescription: Quote.\n---\n\nBody.\n"
+    assert project.path(SKILL).read_text(encoding="utf-8") == TYPOS[SKILL]
+    assert codes(project.check(SKILL)) == ["SK106", "SK108", "SK111"]
+    assert result.status == 0
