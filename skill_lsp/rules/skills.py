@@ -22,7 +22,8 @@ from ..fields import (
 from ..index import Model, SkillEntry
 from ..model import CreateFile, Fix, Profile, Related, RenamePath, Span, TextEdit
 from ..skillfile import Field, quote_yaml_value
-from ..textutil import MAX_FILE_BYTES
+from ..textutil import MAX_FILE_BYTES, encoding_problem
+from .encoding import check_encoding
 from .report import Reporter, closest, did_you_mean
 
 # Names that break no rule and need no normalising: most names, checked in one match.
@@ -64,6 +65,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     file = skill.file
     path = skill.path
     profile = skill.profile
+    check_encoding(reporter, path, encoding_problem(file.text), python=False, profile=profile)
     if skill.misnamed:
         reporter.report(
             "SK115", path, file.line_span(0),

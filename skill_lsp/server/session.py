@@ -24,7 +24,7 @@ from ..outcome import is_recent
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
 from ..skillfile import SkillFile, parse_skill
-from ..textutil import FileTooLarge
+from ..textutil import FileTooLarge, decoded_problem, read_text, with_problem
 from ..trace import phase
 
 log = logging.getLogger("skill_lsp.server")
@@ -113,6 +113,8 @@ class Session:
         # open documents' versions, as of the text in the overlays
         self.versions: dict[Path, int | None] = {}
         self.skipped: dict[Path, str] = {}
+        # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
+        self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
 
     @property
     def folders(self) -> list[Path]:
@@ -158,8 +160,34 @@ class Session:
     # -- edits ------------------------------------------------------------------------
 
     def set_text(self, path: Path, text: str, version: int | None = None) -> None:
-        self.workspace.overlays[path] = text
+        self.workspace.overlays[path] = self._disk_encoding(path, text)
         self.versions[path] = version
+
+    def _disk_encoding(self, path: Path, text: str) -> str:
+        """text, carrying the encoding problem of the file on disk (SK116) where it still shows in
+        the buffer: the editor decoded the bytes the runtime will read, and its buffer cannot say
+        whether they were UTF-8. The file is read again only when it changed on disk."""
+        try:
+            status = path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+        except OSError:
+            return text
+        known = self._encodings.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                problem = decoded_problem(read_text(path))
+            except (OSError, FileTooLarge):
+                problem = None
+            known = (stamp, problem)
+            self._encodings[path] = known
+        problem = known[1]
+        if problem is None:
+            return text
+        index, reason = problem
+        # the same place in the buffer: the start of a UTF-16 file, or a replacement character
+        if (reason.startswith("the file is UTF-16") and index == 0) or text[index : index + 1] == "\ufffd":
+            return with_problem(text, index, reason)
+        return text
 
     def reanalyse_versioned(self, path: Path) -> tuple[set[Path], dict[Path, int | None], dict[Path, list[Finding]]]:
         """reanalyse, with the findings it produced and the document versions they were computed from,
