@@ -290,6 +290,25 @@ def test_invalid_utf8_is_reported_by_the_server(server: RawClient, folder: Path)
     assert server.diagnostics(agent, lambda items: "SK116" not in codes(items), timeout=60) == []
 
 
+def test_a_huge_tree_is_indexed_up_to_its_limit(server: RawClient, tmp_path: Path) -> None:
+    """A folder like / or a home directory: the files nearest the open one first, up to maxFiles, and
+    the editor is told what was left out."""
+    root = tmp_path / "home"
+    near = root / "work/project"
+    write_files(near, {SKILL: skill_md(), "agent.py": AGENT.replace('"demo"', '"demo", "nope"')})
+    for number in range(60):
+        write_files(root / f"other-{number:02d}", {f".agentdeck/skills/s{number}/SKILL.md": skill_md(f"s{number}")})
+    server.initialize(root, options={"maxFiles": 20})
+    server.open(near / "agent.py")
+    server.wait_for_index()
+    items = server.diagnostics(near / "agent.py", lambda items: codes(items) == ["AD101"], timeout=60)
+    assert "'nope'" in items[0]["message"]
+    shown = [m["params"]["message"] for m in server.received if m.get("method") == "window/showMessage"]
+    assert any("maxFiles" in message and "20" in message for message in shown), shown
+    symbols = server.call("workspace/symbol", {"query": ""})["result"]
+    assert len(symbols) < 60
+
+
 def test_an_abandoned_parse_stops_at_its_next_read() -> None:
     """What the exit relies on: after abandon_parses, tree-sitter is stopped at its next read."""
     script = ("from skill_lsp.pysource import ParseAbandoned, abandon_parses, parse_tree\n"
