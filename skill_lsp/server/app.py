@@ -265,6 +265,8 @@ class SkillLanguageServer(LanguageServer):
         elif job.settings is not None:
             changed = session.set_settings(job.settings)
         elif job.full or session.model is None:
+            if session.model is None and session.workspace.overlays:
+                session.preliminary_model()  # open files are answered before the index ends
             changed = session.full_analysis(rescan=True)
         elif job.events or job.closed:
             changed = session.files_changed(sorted(job.events | job.closed))

@@ -1,7 +1,9 @@
 """pygls' LSP protocol, with the answers the specification asks for that pygls leaves out.
 
 - A request whose params do not fit its type gets an InvalidParams error; pygls only
-  logs it, and the client would wait for an answer forever.
+  logs it, and the client would wait for an answer forever. A response from the client
+  that does not fit fails the server's request that waits for it (pygls would leave it
+  waiting forever: a `workspace/configuration` answered with null stopped the first index).
 - Before `initialize`, a request gets ServerNotInitialized and a notification is
   dropped (except `exit`), as LSP 3.17 says.
 - After `shutdown`, a request gets InvalidRequest instead of silence.
@@ -127,9 +129,17 @@ class SkillProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
-        except JsonRpcException:
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" not in data:
+                # a response of the wrong shape (workspace/configuration answered with null): the
+                # request that waits for it fails, instead of waiting forever
+                future = self._request_futures.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(error)
+                log.warning("the client's response to request %r does not match the LSP specification", data["id"])
+                return _Answered()
             if not (isinstance(data, dict) and "method" in data and "id" in data):
-                raise  # a notification or a response: logged, nobody waits for an answer
+                raise  # a notification: logged, nobody waits for an answer
             method = data.get("method")
             log.warning("invalid params for %r (request %r)", method, data.get("id"))
             self._send_response(data["id"], error=JsonRpcInvalidParams(

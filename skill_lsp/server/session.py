@@ -11,7 +11,7 @@ import gc
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
@@ -28,6 +28,10 @@ from ..textutil import FileTooLarge, decoded_problem, read_text, with_problem
 from ..trace import phase
 
 log = logging.getLogger("skill_lsp.server")
+
+
+# files of the model answering requests while the first index runs (Session.preliminary_model)
+PRELIMINARY_FILES = 200
 
 
 @dataclass
@@ -194,6 +198,14 @@ class Session:
             len(model.skills), len(model.agents) + len(model.options), (time.perf_counter() - started) * 1000,
         )
         return changed
+
+    def preliminary_model(self, limit: int = PRELIMINARY_FILES) -> None:
+        """Before the first index: a model of the few files nearest the open ones, so that requests
+        about open files are answered while the whole workspace is indexed. Its findings are not
+        published (an unknown name may be known to the full index)."""
+        workspace = ServerWorkspace(self.folders, replace(self.settings.config, max_files=limit))
+        workspace.overlays.update(self.workspace.overlays)
+        self.model = workspace.build()
 
     # -- edits ------------------------------------------------------------------------
 

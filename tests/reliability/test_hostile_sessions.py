@@ -240,6 +240,28 @@ def hostile(tmp_path: Path) -> Path:
     return root
 
 
+def test_an_open_file_is_answered_before_the_index_ends(server: RawClient, tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
+    for number in range(4000):
+        name = f"skill-{number:05d}"
+        write_files(root, {f".agentdeck/skills/{name}/SKILL.md": skill_md(name, body="Do [this](scripts/run.py).\n")})
+    # a client that serves workspace/configuration: the server asks before indexing, and is
+    # answered once the file is open, so the first index starts knowing it
+    server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {"workspace": {"configuration": True}},
+                               "initializationOptions": {"debounce": 0}}, timeout=60)
+    server.notify("initialized", {})
+    server.open(root / "agent.py")
+    for _ in range(200):
+        symbols = server.call("textDocument/documentSymbol", {"textDocument": {"uri": (root / "agent.py").as_uri()}}, 60)
+        if symbols["result"] or any("indexed" in m["params"]["message"] for m in server.notifications("window/logMessage")):
+            break
+    assert [symbol["detail"] for symbol in symbols["result"]] == ["Agent"]
+    assert not any("indexed" in m["params"]["message"] for m in server.notifications("window/logMessage")), \
+        "answered only once the index ended"
+    server.wait_for_index()
+
+
 @pytest.mark.parametrize("how", ["stdin closed", "exit", "client gone mid-message"])
 def test_the_server_ends_mid_index(tmp_path: Path, hostile: Path, _isolated_environment: Path, how: str) -> None:
     client = start(tmp_path, _isolated_environment)
