@@ -3,7 +3,7 @@
     python benchmarks/run.py                      # 1k, 10k and 50k skills
     python benchmarks/run.py --sizes 1000,10000   # chosen sizes
     python benchmarks/run.py --quick              # a small smoke run (seconds)
-    python benchmarks/run.py --figures 3,4,5,6    # only some figures (here: the server's)
+    python benchmarks/run.py --figures 3,4,5,6,8  # only some figures (here: the server's)
 
 Prints a table, writes benchmarks/out/results.{json,md} and a chart
 (benchmarks/out/benchmark.png; `--chart docs/benchmark.png` for the README's).
@@ -20,7 +20,13 @@ Figures, for a corpus of N skills and N/10 agent files (benchmarks/generate.py):
 5. hover, completion, definition, references: p50/p95;
 6. peak RSS of the server and of check;
 7. the cold check done by skills-ref (the Agent Skills reference validator)
-   over every skill directory in one process.
+   over every skill directory in one process;
+8. hostile buffers, each against a benign one in the same run: 5,000 unknown
+   names on one line (UTF-16 positions) against the same names on 5,000 lines;
+   a 1 MB body line with 5,000 links against the same links on 5,000 lines; a
+   7 MB buffer edited at its end 30 times a second (last edit -> final
+   diagnostics, against one analysis of it; the slowest request meanwhile);
+   and the time the server takes to end once stdin closes mid-index.
 
 Wall times are the best of --repeat runs (the least disturbed by other load);
 the operating system's file cache is warm for every process, floors included.
@@ -290,6 +296,109 @@ def server_figures(manifest: Manifest, env: dict[str, str], samples: int) -> lis
     return rows
 
 
+# -- figure 8: hostile buffers, each against a benign one measured in the same run ---------------
+
+
+def _project(root: Path) -> Path:
+    shutil.rmtree(root, ignore_errors=True)
+    skill = root / ".agentdeck/skills/demo/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: demo\ndescription: Do the demo thing.\n---\n\nFollow these steps.\n", encoding="utf-8")
+    return root
+
+
+def _started(env: dict[str, str], root: Path) -> Client:
+    client = Client(env, root)
+    client.request("initialize", {"processId": os.getpid(), "rootUri": uri(root), "capabilities": {},
+                                  "initializationOptions": {"debounce": 0}})
+    client.notify("initialized", {})
+    client.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"])
+    return client
+
+
+def _open_to_diagnostics(env: dict[str, str], root: Path, path: Path, text: str) -> float:
+    """Seconds from didOpen of text to its diagnostics, in a fresh server."""
+    client = _started(env, root)
+    try:
+        sent = time.perf_counter()
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(path), "languageId": "plaintext",
+                                                                "version": 1, "text": text}})
+        client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(path))
+        return time.perf_counter() - sent
+    finally:
+        client.close()
+
+
+def _edits_at_the_end(env: dict[str, str], root: Path, path: Path, text: str) -> tuple[float, float]:
+    """90 edits at the end of text, 30 a second, a documentSymbol request after every tenth: the
+    slowest answer, and the seconds from the last edit to the diagnostics of the final version."""
+    client = _started(env, root)
+    try:
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(path), "languageId": "markdown",
+                                                                "version": 1, "text": text}})
+        end = text.count("\n")
+        slowest = 0.0
+        version = 1
+        for number in range(90):
+            version += 1
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [
+                {"range": {"start": {"line": end, "character": 0}, "end": {"line": end, "character": 0}}, "text": "x"}]})
+            if number % 10 == 9:
+                sent = time.perf_counter()
+                client.request("textDocument/documentSymbol", {"textDocument": {"uri": uri(path)}})
+                slowest = max(slowest, time.perf_counter() - sent)
+            time.sleep(1 / 30)
+        last = time.perf_counter()
+        client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri(path)
+                    and m["params"].get("version") == version)
+        return slowest, time.perf_counter() - last
+    finally:
+        client.close()
+
+
+def _exit_after_stdin_closes(env: dict[str, str], root: Path) -> float:
+    """Seconds from stdin closed, half a second into the first index, to the end of the process."""
+    client = Client(env, root)
+    client.request("initialize", {"processId": None, "rootUri": uri(root), "capabilities": {}})
+    client.notify("initialized", {})
+    time.sleep(0.5)
+    assert client.process.stdin is not None
+    closed = time.perf_counter()
+    client.process.stdin.close()
+    client.process.wait(60)
+    return time.perf_counter() - closed
+
+
+def hostile_figures(out: Path, env: dict[str, str], manifest: Manifest, scale: float = 1.0) -> list[Row]:
+    """Figure 8; scale shrinks every input (--quick: a tenth)."""
+    root = _project(out / "hostile")
+    names = int(5000 * scale)
+    rows: list[Row] = []
+    head = "from agentdeck import Agent\n\n"
+    agent = root / "agent.py"
+    one_line = head + "a = Agent(name=\"A\", skills=[" + ", ".join(f'"naïve-{n}"' for n in range(names)) + "])\n"
+    many_lines = head + "a = Agent(name=\"A\", skills=[\n" + "".join(f'    "naïve-{n}",\n' for n in range(names)) + "])\n"
+    hostile = _open_to_diagnostics(env, root, agent, one_line)
+    benign = _open_to_diagnostics(env, root, agent, many_lines)
+    rows.append(Row("8 5,000 unknown names on one line (UTF-16)", 0, hostile, "s", benign, "on 5,000 lines", "≤ 2× floor"))
+    skill = root / ".agentdeck/skills/demo/SKILL.md"
+    front = "---\nname: demo\ndescription: Do the demo thing.\n---\n\n"
+    link = "see [a guide](references/missing-{}.md) " + "w" * 160
+    hostile = _open_to_diagnostics(env, root, skill, front + " ".join(link.format(n) for n in range(names)) + "\n")
+    benign = _open_to_diagnostics(env, root, skill, front + "\n".join(link.format(n) for n in range(names)) + "\n")
+    rows.append(Row("8 1 MB body line, 5,000 links", 0, hostile, "s", benign, "on 5,000 lines", "≤ 2× floor"))
+    paragraph = "## Step\n\nRead the request, then follow the steps carefully, one at a time.\n\n"
+    big = front + paragraph * int(7_000_000 * scale // len(paragraph))
+    once = _open_to_diagnostics(env, root, skill, big)
+    slowest, settled = _edits_at_the_end(env, root, skill, big)
+    rows.append(Row("8 7 MB buffer, 30 edits/s: last edit → final diagnostics", 0, settled, "s", once,
+                    "one analysis of it", "≤ 3× floor"))
+    rows.append(Row("8 7 MB buffer, 30 edits/s: slowest request", 0, slowest, "s", target="≤ 0.5 s"))
+    rows.append(Row("8 stdin closed mid-index → process ended", manifest.skills, _exit_after_stdin_closes(env, Path(manifest.root)),
+                    "s", target="≤ 2 s"))
+    return rows
+
+
 # -- the run ----------------------------------------------------------------------------------------
 
 
@@ -337,8 +446,18 @@ def judge(rows: list[Row]) -> None:
             row.met = row.value >= 10 * row.floor
         elif row.figure.startswith("3 "):
             check = by_size[row.size].get("1 cold check")
+            row.target = "≤ 1.5× cold check"
             if check is not None:
-                row.floor, row.floor_label = check.floor, "read+compose"
+                row.floor, row.floor_label = check.value, "cold check"
+                row.met = row.value <= 1.5 * check.value
+        elif row.figure.startswith("8 "):
+            limit = {"≤ 2× floor": 2.0, "≤ 3× floor": 3.0}.get(row.target)
+            if limit is not None and row.floor:
+                row.met = row.value <= limit * row.floor
+            elif row.target == "≤ 0.5 s":
+                row.met = row.value <= 0.5
+            elif row.target == "≤ 2 s":
+                row.met = row.value <= 2.0
 
 
 def table(rows: list[Row]) -> str:
@@ -408,8 +527,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "out", help="corpora, caches and results")
     parser.add_argument("--chart", type=Path, help="where to write the chart (default OUT/benchmark.png)")
     parser.add_argument("--no-skills-ref", action="store_true", help="skip figure 7")
-    parser.add_argument("--figures", default="1,2,3,4,5,6,7",
-                        help="comma-separated figures to measure (1-2 and 7 run check, 3-6 the server; 6 needs either)")
+    parser.add_argument("--figures", default="1,2,3,4,5,6,7,8",
+                        help="comma-separated figures to measure (1-2 and 7 run check, 3-6 and 8 the server; 6 needs either)")
     args = parser.parse_args(argv)
     sizes = [200] if args.quick else [int(part) for part in args.sizes.split(",") if part.strip()]
     repeat = 1 if args.quick else args.repeat
@@ -441,6 +560,8 @@ def main(argv: list[str] | None = None) -> int:
             rows += check_figures(manifest, env, repeat, skills_ref)
         if run_server:
             rows += server_figures(manifest, env, samples)
+        if "8" in figures and size == sizes[0]:  # hostile buffers: once, beside the smallest corpus
+            rows += hostile_figures(args.out, env, manifest, 0.1 if args.quick else 1.0)
     rows = [row for row in rows if row.figure.split(" ", 1)[0] in figures]
     rows.sort(key=lambda row: (row.figure, row.size))
     judge(rows)

@@ -170,6 +170,18 @@ RULES: tuple[Rule, ...] = (
         ".agentdeck/skills/parse-request/skill.md",
     ),
     Rule(
+        "SK116", "invalid-encoding", E, "The file is not valid UTF-8 (or is UTF-16).",
+        "Skills and agent code are read as UTF-8. The Agent Skills reference loader (skills-ref 0.1.0, "
+        "`parser.py`: `skill_md.read_text()`, strict) refuses such a SKILL.md with a UnicodeDecodeError, and no "
+        "UTF-8 reader finds the `---` of a UTF-16 file's frontmatter. Claude Code's loader is not published: a "
+        "lenient UTF-8 reader gives the model U+FFFD in place of the bytes, so for Claude skills this is a "
+        "warning. Python reads a source file as UTF-8 unless it declares another encoding (PEP 3120, PEP 263) and "
+        "refuses it with a SyntaxError on import. Reported once, at the first bad byte; the rest of the file is "
+        "analysed as an editor shows it, each bad byte a U+FFFD.",
+        "description: Caf\\xe9 orders   # the byte 0xE9 alone: Latin-1, not UTF-8",
+        by_profile={_CLAUDE: W},
+    ),
+    Rule(
         "SK201", "empty-body", W, "There are no instructions after the frontmatter.",
         "The body is what `load_skill` returns and what the model follows once it chose the skill; an empty "
         "body gives it nothing to do.",

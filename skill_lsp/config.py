@@ -33,6 +33,9 @@ class Config:
     roots: tuple[RootSetting, ...] = ()
     exclude: tuple[str, ...] = ()
     user_skills_dir: Path | None = None
+    # the files (SKILL.md, .py, pyproject.toml) the server indexes at most per workspace folder,
+    # the nearest to the open files first; None: DEFAULT_MAX_FILES. `check` walks everything.
+    max_files: int | None = None
     # the answers of enabled() and severity_of(), asked for every finding and most files
     _enabled: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
     _severities: dict[tuple[str, Profile | None], Severity | None] = field(
@@ -126,8 +129,12 @@ def _entry_line(lines: list[str], start: int, entry: str) -> Span | None:
 
 
 _KNOWN_KEYS = {
-    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir",
+    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "max-files",
 }
+
+# A folder of `/` or a home directory holds hundreds of thousands of such files: the server indexes
+# this many (20,000 skills index in about ten seconds) and says what it left out.
+DEFAULT_MAX_FILES = 20_000
 
 
 def _codes(value: Any, key: str, problems: list[ConfigProblem]) -> tuple[str, ...] | None:
@@ -226,6 +233,13 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
         else:
             path = Path(value).expanduser()
             config = replace(config, user_skills_dir=path if path.is_absolute() else base / path)
+    if key("max-files") in data:
+        value = data[key("max-files")]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(ConfigProblem(f"'{key('max-files')}' must be a whole number of files, at least 1; got {value!r}",
+                                          key("max-files")))
+        else:
+            config = replace(config, max_files=value)
     return config, problems
 
 
@@ -266,4 +280,5 @@ def merge(base: Config, override: Config) -> Config:
         roots=base.roots + override.roots,
         exclude=base.exclude + override.exclude,
         user_skills_dir=override.user_skills_dir or base.user_skills_dir,
+        max_files=override.max_files if override.max_files is not None else base.max_files,
     )

@@ -225,10 +225,59 @@ class _Found:
                        set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()})
 
 
+@dataclass
+class Bounded:
+    """A walk stopped at its limit of files (walk_nearest)."""
+
+    limit: int
+    files: int  # found, the limit reached
+    directories_left: int  # seen and never listed
+
+
+def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[Path]) -> tuple[Listing, Bounded | None]:
+    """The files of interest under folder, about limit of them (the directory that reaches the limit
+    is listed whole): first the directories of the paths near (the open files) and what is below
+    them, then each of their parents' in turn, the folder last. Bounded says where it stopped, None
+    when the whole folder was walked."""
+    root = str(folder)
+    anchors: list[str] = []
+    for path in near:
+        directory = str(path.parent)
+        while directory != root and within(directory, root):
+            if directory not in anchors:
+                anchors.append(directory)
+            directory = os.path.dirname(directory)
+    anchors.sort(key=lambda directory: -directory.count(os.sep))  # the deepest, nearest, first
+    anchors.append(root)
+    found = _Found()
+    walked: set[str] = set()
+    for anchor in anchors:
+        if not os.path.isdir(anchor):
+            continue
+        walker = _Walker(folder, exclude, 0, start=anchor, skip=frozenset(walked), limit=limit - _count(found))
+        walker.run()
+        found.merge(walker.found)
+        walked.add(anchor)
+        if walker.left:
+            return found.listing(unique=True), Bounded(limit, _count(found), walker.left)
+    return found.listing(unique=True), None
+
+
+def _count(found: _Found) -> int:
+    return len(found.skill_files) + len(found.python_files) + len(found.pyprojects)
+
+
 class _Walker:
     def __init__(self, folder: Path, exclude: tuple[str, ...], helpers: int,
-                 meanwhile: Callable[[], object] | None = None) -> None:
+                 meanwhile: Callable[[], object] | None = None, *, start: str | None = None,
+                 skip: frozenset[str] = frozenset(), limit: int | None = None) -> None:
         self.folder = folder
+        # a bounded walk (walk_nearest, never forked): where it starts below folder, the directories
+        # walked already, the files it may add, and the directories it left when it stopped
+        self.start = start
+        self.skip = skip
+        self.limit = limit
+        self.left = 0
         self.exclude = exclude
         self.helpers = helpers
         self.meanwhile = meanwhile
@@ -268,8 +317,13 @@ class _Walker:
         seen: set[str] = set()
         # (path, its real path, whether its subtree is this process's alone): the real path
         # follows lexically until a symlink is crossed
-        stack: list[tuple[str, str, bool] | _Claims] = [(root, real_root, False)]
+        start = self.start or root
+        stack: list[tuple[str, str, bool] | _Claims] = [(start, os.path.realpath(start) if self.start else real_root, False)]
+        limit = self.limit
         while stack:
+            if limit is not None and _count(found) >= limit:
+                self.left = len(stack)
+                break
             item = stack.pop()
             if isinstance(item, _Claims):
                 stack += self._claim(item)
@@ -301,6 +355,8 @@ class _Walker:
                     # one type test for the common cases (a plain directory or file); links are rarer
                     if entry.is_dir(follow_symlinks=False):
                         if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
+                            continue
+                        if entry.path in self.skip:
                             continue
                         subdirectories.append((entry.path, real + os.sep + name, alone))
                         continue

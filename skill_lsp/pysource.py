@@ -20,7 +20,7 @@ import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 
 from .model import Position, Span
-from .textutil import covered_by
+from .textutil import covered_by, encoding_problem
 
 _LANGUAGE = Language(tree_sitter_python.language())
 _PARSER = Parser(_LANGUAGE)
@@ -109,6 +109,8 @@ class PySource:
     calls: list[Call] = field(default_factory=list)
     # line -> suppressed codes (empty: all)
     ignores: dict[int, set[str]] = field(default_factory=dict)
+    # where and why the file is not the UTF-8 Python reads (textutil.encoding_problem), for SK116
+    encoding_problem: tuple[int, int, str] | None = None
     # the file imports agentdeck / claude_agent_sdk at all
     frameworks: set[str] = field(default_factory=set)
     # names imported from other project modules: local name -> (module, name)
@@ -164,10 +166,26 @@ class _Lines:
         return Span(self.position(start[0], start[1]), self.position(end[0], end[1]))
 
 
+# PEP 263: a coding declaration on one of a Python file's first two lines
+_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def declared_coding(text: str) -> str | None:
+    """The encoding a Python file declares (PEP 263), lowered; None without a declaration."""
+    for line in text.split("\n", 2)[:2]:
+        match = _CODING.match(line)
+        if match:
+            return match.group(1).lower().replace("_", "-")
+    return None
+
+
 def parse_python(text: str, path: PurePath | None = None) -> PySource:
     source = PySource()
     if AGENTDECK not in text and CLAUDE_SDK not in text:
         return source  # cannot name either framework: nothing to find
+    coding = declared_coding(text)
+    if coding is None or coding in ("utf-8", "utf8"):  # PEP 263: another declared encoding is its own
+        source.encoding_problem = encoding_problem(text)
     data = text.encode("utf-8", errors="surrogatepass")
     if b"\r" in data:
         # Python and LSP end a line at a lone CR too, tree-sitter only at LF: same length, so

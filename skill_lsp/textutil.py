@@ -25,15 +25,58 @@ def split_lines(text: str) -> list[str]:
     return _LINE_BREAK.split(text)
 
 
+class Decoded(str):
+    """A file's text that is not what a UTF-8 reader gets from its bytes: problem says where
+    (an index into the text) and why. Plain str for every file that is valid UTF-8."""
+
+    problem: tuple[int, str]
+
+
 def decode(data: bytes) -> str:
     """Decode file bytes the way editors do: UTF-8 (BOM dropped), invalid bytes replaced.
 
-    UTF-16 files carry a BOM that says so; everything else is read as UTF-8.
+    UTF-16 files carry a BOM that says so; everything else is read as UTF-8. Either way, a file
+    that is not valid UTF-8 comes back as a Decoded naming its first bad byte (rule SK116).
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    text = data.decode("utf-8", errors="replace")
+        text = data.decode("utf-16", errors="replace")
+        return with_problem(text, 0, "the file is UTF-16 (it starts with a UTF-16 byte order mark)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        text = data.decode("utf-8", errors="replace")
+        where = len(data[: error.start].decode("utf-8"))  # the replacement characters start here
+        bad = data[error.start]
+        text = text[1:] if text.startswith("\ufeff") else text
+        return with_problem(text, max(where - (1 if data.startswith(b"\xef\xbb\xbf") else 0), 0),
+                        f"byte 0x{bad:02X} (at byte {error.start}) is not valid UTF-8")
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def with_problem(text: str, index: int, reason: str) -> Decoded:
+    """text, marked as read from bytes that are not valid UTF-8 (see Decoded)."""
+    decoded = Decoded(text)
+    decoded.problem = (index, reason)
+    return decoded
+
+
+def decoded_problem(text: str) -> tuple[int, str] | None:
+    """Decoded.problem, or None for a text that was valid UTF-8."""
+    return text.problem if isinstance(text, Decoded) else None
+
+
+def encoding_problem(text: str) -> tuple[int, int, str] | None:
+    """Where (line, column) and why text, read from a file, is not valid UTF-8 (see decode); None
+    when it is."""
+    if not isinstance(text, Decoded):
+        return None
+    index, reason = text.problem
+    line_start = 0
+    line = 0
+    for match in _LINE_BREAK.finditer(text, 0, index):
+        line += 1
+        line_start = match.end()
+    return line, index - line_start, reason
 
 
 _TOO_LARGE = " is larger than {} MB; not analysed"

@@ -11,6 +11,7 @@ from ..index import Model, SkillEntry
 from ..model import Finding
 from ..textutil import FileTooLarge, is_too_large, read_text
 from .code import check_agent, check_deck, check_definition, check_options, report_notes
+from .encoding import check_encoding
 from .report import Reporter
 from .skills import check_oversized_skill, check_skill, check_skill_registry, registry_quiet, sharing_a_key
 
@@ -31,6 +32,7 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
     python = model.pythons.get(path)
     if python is not None:
         reporter = Reporter(config, python.source.ignores)
+        check_encoding(reporter, path, python.source.encoding_problem, python=True)
         decks, agents, options_calls = model.entries_in(path)
         for deck in decks:
             check_deck(model, deck, reporter)

@@ -31,7 +31,8 @@ from ..runtimes import (
 )
 from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
 from ..skillfile import Field, Placeholder, SkillFile, quote_yaml_value
-from ..textutil import MAX_FILE_BYTES, FileTooLarge, read_text
+from ..textutil import MAX_FILE_BYTES, FileTooLarge, encoding_problem, read_text
+from .encoding import check_encoding
 from .report import Reporter, close_matches, closest, did_you_mean
 
 # name_problem and suggest_name are the specification's (runtimes.spec); imported here by their old users
@@ -76,6 +77,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     path = skill.path
     profile = skill.profile
     judged = _Judged(skill, reporter, skill.runtimes)
+    check_encoding(reporter, path, encoding_problem(file.text), python=False, profile=profile)
     if skill.misnamed:
         reporter.report(
             "SK115", path, file.line_span(0),

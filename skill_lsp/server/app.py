@@ -269,12 +269,17 @@ class SkillLanguageServer(LanguageServer):
         elif job.settings is not None:
             changed = session.set_settings(job.settings)
         elif job.full or session.model is None:
+            if session.model is None and session.workspace.overlays:
+                session.preliminary_model()  # open files are answered before the index ends
             changed = session.full_analysis(rescan=True)
         elif job.events or job.closed:
             changed = session.files_changed(sorted(job.events | job.closed))
         else:
             for path in job.texts:
                 changed |= session.reanalyse(path) | {path}
+        notices, session.notices = session.notices, []
+        for notice in notices:
+            self.notify_user(f"skill-lsp: {notice}.")
         if self.settings.validate == "onSave":
             chosen = set(job.publish)
             if job.publish_all:
@@ -282,6 +287,12 @@ class SkillLanguageServer(LanguageServer):
         else:
             chosen = changed | job.publish | set(job.texts) | job.closed
         self.publish(chosen)
+
+    def notify_user(self, message: str) -> None:
+        """From the worker thread: a warning the editor shows (window/showMessage)."""
+        params = types.ShowMessageParams(type=types.MessageType.Warning, message=message)
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.window_show_message, params)
 
     def diagnostics_for(self, path: Path) -> list[types.Diagnostic]:
         session = self.session

@@ -42,13 +42,13 @@ def path_of(uri: str) -> Path | None:
 
 
 # The characters that take more than one code unit: outside the BMP in UTF-16, outside ASCII in UTF-8.
-_WIDE = {
+WIDE = {
     "utf-16": re.compile("[\U00010000-\U0010ffff]"),
     "utf-8": re.compile("[^\x00-\x7f]"),
 }
 
 
-def _encoding(codec: PositionCodec) -> str:
+def encoding_name(codec: PositionCodec) -> str:
     """The negotiated encoding's name: utf-8, utf-16 (LSP's default) or utf-32."""
     encoding = codec.encoding
     name = str(getattr(encoding, "value", encoding or "utf-16"))
@@ -56,7 +56,7 @@ def _encoding(codec: PositionCodec) -> str:
 
 
 def _extra_units(char: str, encoding: str) -> int:
-    """Code units of char beyond the first (char is one _WIDE matched)."""
+    """Code units of char beyond the first (char is one WIDE matched)."""
     if encoding == "utf-16":
         return 1
     point = ord(char)
@@ -73,7 +73,7 @@ class _LineUnits:
         self.columns = array("q")
         self.added = array("q", [0])
         total = 0
-        for match in _WIDE[encoding].finditer(line):
+        for match in WIDE[encoding].finditer(line):
             self.columns.append(match.start())
             total += _extra_units(match.group(), encoding)
             self.added.append(total)
@@ -105,7 +105,7 @@ class Lines:
         self._units: dict[tuple[str, int], _LineUnits | None] = {}
 
     def _line_units(self, codec: PositionCodec, row: int) -> _LineUnits | None:
-        encoding = _encoding(codec)
+        encoding = encoding_name(codec)
         if encoding == "utf-32":
             return None
         key = (encoding, row)

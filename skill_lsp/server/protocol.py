@@ -1,7 +1,9 @@
 """pygls' LSP protocol, with the answers the specification asks for that pygls leaves out.
 
 - A request whose params do not fit its type gets an InvalidParams error; pygls only
-  logs it, and the client would wait for an answer forever.
+  logs it, and the client would wait for an answer forever. A response from the client
+  that does not fit fails the server's request that waits for it (pygls would leave it
+  waiting forever: a `workspace/configuration` answered with null stopped the first index).
 - Before `initialize`, a request gets ServerNotInitialized and a notification is
   dropped (except `exit`), as LSP 3.17 says.
 - After `shutdown`, a request gets InvalidRequest instead of silence.
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 import threading
@@ -25,7 +28,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from pygls.workspace.position_codec import PositionCodec
+
+from .convert import WIDE, encoding_name
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -33,34 +37,75 @@ log = logging.getLogger("skill_lsp.server")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _offset(text: str, starts: list[int], ends: list[int], position: types.Position, codec: PositionCodec) -> int:
-    """A client position as an index into text: past the end of its line is the line's end, past the
-    last line the document's end."""
-    if position.line >= len(starts):
-        return len(text)
-    start, end = starts[position.line], ends[position.line]
-    units = 0
-    index = start
-    while index < end and units < position.character:
-        units += codec.client_num_units(text[index])
-        index += 1
-    return index
+def line_starts(text: str) -> list[int]:
+    """Where each line of text begins (LSP's lines: CR, LF and CRLF end them)."""
+    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
 
 
-def apply_change(text: str, change: types.TextDocumentContentChangeEvent, codec: PositionCodec) -> str:
-    if not isinstance(change, types.TextDocumentContentChangePartial):
-        return change.text
-    starts = [0]
-    ends = []
-    for match in _LINE_BREAK.finditer(text):
-        ends.append(match.start())
-        starts.append(match.end())
-    ends.append(len(text))
-    first = _offset(text, starts, ends, change.range.start, codec)
-    last = _offset(text, starts, ends, change.range.end, codec)
-    if last < first:
-        first, last = last, first  # a reversed range: the same span
-    return text[:first] + change.text + text[last:]
+class LineIndex:
+    """A document's text and where its lines begin, kept up to date edit by edit: an edit rescans only
+    the lines it touches (a 7 MB buffer edited at its end costs the edit, not a scan of 7 MB)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = line_starts(text)
+
+    def line_end(self, line: int) -> int:
+        """The offset where line's text ends (before its terminator)."""
+        if line + 1 >= len(self.starts):
+            return len(self.text)
+        after = self.starts[line + 1]
+        return after - 2 if self.text.startswith("\r\n", after - 2) else after - 1
+
+    def offset(self, position: types.Position, encoding: str) -> int:
+        """A client position as an index into the text: past the end of its line is the line's end,
+        past the last line the document's end."""
+        if position.line >= len(self.starts):
+            return len(self.text)
+        start = self.starts[max(position.line, 0)]
+        end = self.line_end(max(position.line, 0))
+        wanted = max(position.character, 0)
+        if encoding == "utf-32":
+            return min(start + wanted, end)
+        line = self.text[start:end]
+        if line.isascii():
+            return min(start + wanted, end)
+        # the first character with at least wanted units before it, in one pass of C over the line:
+        # only its wide characters are looked at in Python
+        units = 0
+        index = 0
+        for match in WIDE[encoding].finditer(line):
+            plain = match.start() - index  # characters of one unit each
+            if units + plain >= wanted:
+                return start + index + (wanted - units)
+            units += plain + (2 if encoding == "utf-16" else len(match.group().encode("utf-8")))
+            index = match.start() + 1
+            if units >= wanted:
+                return start + index
+        return start + min(index + (wanted - units), len(line))
+
+    def apply(self, change: types.TextDocumentContentChangeEvent, encoding: str) -> None:
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            self.__init__(change.text)  # type: ignore[misc]
+            return
+        first = self.offset(change.range.start, encoding)
+        last = self.offset(change.range.end, encoding)
+        if last < first:
+            first, last = last, first  # a reversed range: the same span
+        text = self.text[:first] + change.text + self.text[last:]
+        delta = len(change.text) - (last - first)
+        starts = self.starts
+        # rescan from the line before the first one touched (a CR there may meet an LF inserted)
+        # to the start of the line after the last one touched
+        a = max(bisect.bisect_right(starts, first) - 2, 0)
+        b = bisect.bisect_right(starts, last) - 1
+        old_end = starts[b + 1] if b + 1 < len(starts) else len(self.text)
+        new_end = old_end + delta
+        fresh = starts[: a + 1]
+        fresh.extend(match.end() for match in _LINE_BREAK.finditer(text, starts[a], new_end) if match.end() <= new_end)
+        fresh.extend(start + delta for start in starts[b + 2 :])
+        self.text = text
+        self.starts = fresh
 
 
 class _Answered:
@@ -72,6 +117,8 @@ class SkillProtocol(LanguageServerProtocol):
         super().__init__(*args, **kwargs)
         self.initialize_received = False
         self.send_lock = threading.Lock()
+        # open documents' line starts, kept edit by edit (dropped when the document closes)
+        self.line_indexes: dict[str, LineIndex] = {}
 
     def _send_data(self, data: Any) -> None:
         # The worker thread publishes diagnostics itself (serialising thousands of them on the
@@ -82,9 +129,17 @@ class SkillProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
-        except JsonRpcException:
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" not in data:
+                # a response of the wrong shape (workspace/configuration answered with null): the
+                # request that waits for it fails, instead of waiting forever
+                future = self._request_futures.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(error)
+                log.warning("the client's response to request %r does not match the LSP specification", data["id"])
+                return _Answered()
             if not (isinstance(data, dict) and "method" in data and "id" in data):
-                raise  # a notification or a response: logged, nobody waits for an answer
+                raise  # a notification: logged, nobody waits for an answer
             method = data.get("method")
             log.warning("invalid params for %r (request %r)", method, data.get("id"))
             self._send_response(data["id"], error=JsonRpcInvalidParams(
@@ -118,10 +173,20 @@ class SkillProtocol(LanguageServerProtocol):
         if document is None:
             log.warning("didChange for %s, which was never opened: ignored", params.text_document.uri)
             return
-        text = document.source
+        key = unquote(params.text_document.uri)
+        index = self.line_indexes.get(key)
+        if index is None or index.text is not document.source:
+            index = LineIndex(document.source)
+        encoding = encoding_name(self.workspace.position_codec)
         for change in params.content_changes:
-            text = apply_change(text, change, self.workspace.position_codec)
-        document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
+            index.apply(change, encoding)
+        document.apply_change(types.TextDocumentContentChangeWholeDocument(text=index.text))
         document.version = params.text_document.version
+        self.line_indexes[key] = index
         if (user_handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield user_handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Generator[Any, Any, None]:
+        self.line_indexes.pop(unquote(params.text_document.uri), None)
+        yield from super().lsp_text_document__did_close(params)

@@ -11,13 +11,13 @@ import gc
 import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
 from ..codefiles import is_code_path
-from ..config import Config
-from ..discovery import inside_workspace, is_skill_filename, within
+from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, walk_exclude
+from ..discovery import Bounded, Listing, inside_workspace, is_skill_filename, walk_nearest, within
 from ..index import Model, SkillFacts, SkillJob, Workspace
 from ..model import Finding
 from ..nearest import may_reach
@@ -25,10 +25,14 @@ from ..outcome import is_recent
 from ..pysource import PySource
 from ..rules import DirCache, analysed_files, file_findings
 from ..skillfile import SkillFile, parse_skill
-from ..textutil import FileTooLarge
+from ..textutil import FileTooLarge, decoded_problem, read_text, with_problem
 from ..trace import phase
 
 log = logging.getLogger("skill_lsp.server")
+
+
+# files of the model answering requests while the first index runs (Session.preliminary_model)
+PRELIMINARY_FILES = 200
 
 
 @dataclass
@@ -63,6 +67,32 @@ class ServerWorkspace(Workspace):
     def __init__(self, folders: list[Path], settings: Config) -> None:
         super().__init__(folders, settings)
         self._analyses: dict[Path, _Analysis] = {}
+        # folders whose walk stopped at the limit of files (config max_files), and where
+        self.bounded: dict[Path, Bounded] = {}
+        self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
+
+    def _listing(self, folder: Path) -> Listing:
+        """The walk of folder, bounded by max_files: a workspace folder of / or of a home directory
+        holds far more files than an editor session should take on. The open files' directories
+        come first."""
+        if folder not in self._listings:
+            project = load_pyproject(folder / "pyproject.toml")  # [tool.skill-lsp] max-files, under the editor's
+            limit = self.settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
+            with phase("walk"):
+                near = sorted(self.overlays)
+                listing, bounded = walk_nearest(folder, walk_exclude(folder, self.settings), limit, near)
+            self._anchors[folder] = set(near)
+            self._listings[folder] = listing
+            if bounded is None:
+                self.bounded.pop(folder, None)
+            else:
+                self.bounded[folder] = bounded
+        return self._listings[folder]
+
+    def unwalked(self, path: Path) -> bool:
+        """Whether path (an open file) lies in a bounded folder whose walk did not start from it: the
+        walk may have stopped before its neighbours (its skills root) were reached."""
+        return any(within(path, folder) and path not in self._anchors.get(folder, ()) for folder in self.bounded)
 
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
         kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
@@ -114,6 +144,11 @@ class Session:
         # open documents' versions, as of the text in the overlays
         self.versions: dict[Path, int | None] = {}
         self.skipped: dict[Path, str] = {}
+        # what the editor should be told (a bounded walk), taken by the server; the bounds told so far
+        self.notices: list[str] = []
+        self.bounds_told: dict[Path, Bounded] = {}
+        # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
+        self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
 
     @property
     def folders(self) -> list[Path]:
@@ -145,6 +180,15 @@ class Session:
             if self.skipped.get(path) != reason:
                 log.warning("skipped %s: %s", path, reason)
         self.skipped = dict(model.unreadable)
+        bounded = {folder: bound for folder, bound in self.workspace.bounded.items()}
+        for folder, bound in bounded.items():
+            if self.bounds_told.get(folder) != bound:
+                self.notices.append(
+                    f"{folder} holds more than {bound.limit:,} skill, Python and pyproject.toml files: indexed the "
+                    f"{bound.files:,} nearest the open files and left {bound.directories_left:,} directories unread; "
+                    f"set skillLsp.maxFiles (or max-files in [tool.skill-lsp]) to index more")
+                log.warning("%s", self.notices[-1])
+        self.bounds_told = bounded
         # The model lives until the next full analysis: frozen, its million objects are no longer
         # scanned by every collection of the cycle collector, which would otherwise pause edits,
         # hovers and completions for tens of milliseconds now and then in a large workspace.
@@ -156,11 +200,45 @@ class Session:
         )
         return changed
 
+    def preliminary_model(self, limit: int = PRELIMINARY_FILES) -> None:
+        """Before the first index: a model of the few files nearest the open ones, so that requests
+        about open files are answered while the whole workspace is indexed. Its findings are not
+        published (an unknown name may be known to the full index)."""
+        workspace = ServerWorkspace(self.folders, replace(self.settings.config, max_files=limit))
+        workspace.overlays.update(self.workspace.overlays)
+        self.model = workspace.build()
+
     # -- edits ------------------------------------------------------------------------
 
     def set_text(self, path: Path, text: str, version: int | None = None) -> None:
-        self.workspace.overlays[path] = text
+        self.workspace.overlays[path] = self._disk_encoding(path, text)
         self.versions[path] = version
+
+    def _disk_encoding(self, path: Path, text: str) -> str:
+        """text, carrying the encoding problem of the file on disk (SK116) where it still shows in
+        the buffer: the editor decoded the bytes the runtime will read, and its buffer cannot say
+        whether they were UTF-8. The file is read again only when it changed on disk."""
+        try:
+            status = path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+        except OSError:
+            return text
+        known = self._encodings.get(path)
+        if known is None or known[0] != stamp:
+            try:
+                problem = decoded_problem(read_text(path))
+            except (OSError, FileTooLarge):
+                problem = None
+            known = (stamp, problem)
+            self._encodings[path] = known
+        problem = known[1]
+        if problem is None:
+            return text
+        index, reason = problem
+        # the same place in the buffer: the start of a UTF-16 file, or a replacement character
+        if (reason.startswith("the file is UTF-16") and index == 0) or text[index : index + 1] == "\ufffd":
+            return with_problem(text, index, reason)
+        return text
 
     def reanalyse_versioned(self, path: Path) -> tuple[set[Path], dict[Path, int | None], dict[Path, list[Finding]]]:
         """reanalyse, with the findings it produced and the document versions they were computed from,
@@ -178,6 +256,8 @@ class Session:
         model = self.model
         if model is None:
             return self.full_analysis()
+        if self.workspace.unwalked(path):  # opened where the bounded walk did not reach: walk again, from it
+            return self.full_analysis(rescan=True)
         skill = model.skills.get(path)
         if skill is not None and not skill.external:
             return self._reanalyse_skill(model, path)

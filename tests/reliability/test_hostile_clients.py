@@ -348,11 +348,12 @@ def big(tmp_path: Path) -> Path:
 def test_cancel_a_long_request(server: RawClient, big: Path) -> None:
     server.initialize(big)
     started = time.monotonic()
-    # asked while the first index still runs: the answer waits for it, so there is time to cancel
+    # asked while the first index still runs: cancelled, or answered from what is indexed so far
+    # (a request waits a moment for the analysis, never for the whole index)
     request = server.request("workspace/symbol", {"query": "skill"})
     server.notify("$/cancelRequest", {"id": request})
     response = server.response(request, 60)
-    assert error_code(response) == REQUEST_CANCELLED or len(response["result"]) > 0, response
+    assert error_code(response) == REQUEST_CANCELLED or isinstance(response["result"], list), response
     server.wait_for_index()
     # the server stays up and answers the next request in full
     response = server.call("workspace/symbol", {"query": "skill-0299"})

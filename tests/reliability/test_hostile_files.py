@@ -294,8 +294,8 @@ def test_binary_data_named_skill_md(project: Project) -> None:
     write(project.root, SKILL, data)
     write(project.root, ".agentdeck/skills/framed/SKILL.md", b"---\nname: framed\n" + data + b"\n---\n\nBody.\n")
     _, findings, _ = check(project)
-    assert codes(f for f in findings if f["path"] == SKILL) == ["SK101"]
-    assert "SK103" in codes(f for f in findings if f["path"] == ".agentdeck/skills/framed/SKILL.md")
+    assert codes(f for f in findings if f["path"] == SKILL) == ["SK101", "SK116"]
+    assert {"SK103", "SK116"} <= set(codes(f for f in findings if f["path"] == ".agentdeck/skills/framed/SKILL.md"))
 
 
 def test_invalid_utf8_is_replaced_and_positions_hold(project: Project) -> None:
@@ -304,6 +304,11 @@ def test_invalid_utf8_is_replaced_and_positions_hold(project: Project) -> None:
     # U+FFFD stands in for each bad byte: one column each, as an editor shows them
     assert at(one(findings, "SK108")) == (2, 7)
     assert at(one(findings, "SK202")) == (6, 9)
+    # and the first bad byte is reported where it is, saying what the runtime does
+    encoding = one(findings, "SK116")
+    assert at(encoding) == (2, 7) and encoding["severity"] == "error"
+    assert "byte 0xFF (at byte 10) is not valid UTF-8" in encoding["message"]
+    assert "UnicodeDecodeError" in encoding["message"]
 
 
 def test_a_utf8_bom(project: Project) -> None:
@@ -318,13 +323,14 @@ def test_utf16_with_a_bom(project: Project, encoding: str) -> None:
     data = text.encode(encoding) if encoding == "utf-16" else "\ufeff".encode(encoding) + text.encode(encoding)
     write(project.root, SKILL, data)
     _, findings, _ = check(project)
-    assert codes(findings) == ["SK108"] and at(findings[0]) == (2, 7)
+    assert codes(findings) == ["SK116", "SK108"] and at(findings[1]) == (2, 7)
+    assert at(findings[0]) == (1, 1) and "UTF-16" in str(findings[0]["message"])
 
 
 def test_utf16_without_a_bom_is_not_a_skill(project: Project) -> None:
     write(project.root, SKILL, "---\nname: demo\ndescription: Do it.\n---\n\nBody.\n".encode("utf-16-le"))
     _, findings, _ = check(project)
-    assert codes(findings) == ["SK101"]
+    assert codes(findings) == ["SK101"]  # NUL bytes are valid UTF-8: the frontmatter is what is missing
 
 
 @pytest.mark.parametrize("newline", ["\r\n", "\r"], ids=["CRLF", "CR"])
@@ -484,3 +490,29 @@ def test_a_hash_inside_a_string_is_not_a_comment() -> None:
     assert call.string_arg("name") == "#x"
     skills = call.keyword("skills")
     assert skills is not None and [item.text for item in skills.items] == ["a#b", "#c"]
+
+
+@pytest.mark.parametrize("profile_root, severity", [(".agentdeck/skills", "error"), (".claude/skills", "warning")])
+def test_invalid_utf8_in_each_profile(project: Project, profile_root: str, severity: str) -> None:
+    write(project.root, f"{profile_root}/demo/SKILL.md", "---\nname: demo\ndescription: Café.\n---\n\nBody.\n".encode("latin-1"))
+    _, findings, _ = check(project)
+    encoding = one(findings, "SK116")
+    assert at(encoding) == (3, 17) and encoding["severity"] == severity
+
+
+def test_a_valid_file_with_a_replacement_character_is_fine(project: Project) -> None:
+    write(project.root, SKILL, skill_md(body="The \ufffd sign marks bad bytes.\n"))
+    write(project.root, "agent.py", 'from agentdeck import Agent\n# \ufffd\na = Agent(name="A", skills=["demo"])\n')
+    _, findings, _ = check(project)
+    assert "SK116" not in codes(findings)
+
+
+def test_invalid_utf8_in_an_agent_file(project: Project) -> None:
+    write(project.root, SKILL, skill_md())
+    agent = b'from agentdeck import Agent\n\na = Agent(name="Caf\xe9", skills=["demo"])\n'
+    write(project.root, "agent.py", agent)
+    write(project.root, "declared.py", b"# -*- coding: latin-1 -*-\n" + agent)
+    _, findings, _ = check(project)
+    encoding = one(findings, "SK116")
+    assert encoding["path"] == "agent.py" and at(encoding) == (3, 20)
+    assert "PEP 3120" in str(encoding["message"])

@@ -6,6 +6,7 @@ a check is deterministic, and the incremental index always ends where a fresh on
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -13,12 +14,16 @@ from pathlib import Path
 
 from hypothesis import given, note
 from hypothesis import strategies as st
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
 
 from skill_lsp.config import Config
 from skill_lsp.index import Workspace
-from skill_lsp.model import Finding, Span
+from skill_lsp.model import Finding, Position, Span
 from skill_lsp.pysource import PyValue, parse_python
 from skill_lsp.rules import run_rules
+from skill_lsp.server.convert import Lines
+from skill_lsp.server.protocol import LineIndex, line_starts
 from skill_lsp.server.session import Session
 from skill_lsp.skillfile import parse_skill
 from skill_lsp.textutil import decode, split_lines
@@ -268,11 +273,7 @@ LINE_TEXT = st.lists(st.sampled_from(["a", " ", "é", "€", "\U0001f600", "\u20
 @given(text=LINE_TEXT, line=st.integers(0, 6), column=st.integers(0, 50), units=st.integers(0, 120),
        encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
 def test_position_conversion_counts_code_units(text: str, line: int, column: int, units: int, encoding: str) -> None:
-    from lsprotocol import types
-    from pygls.workspace.position_codec import PositionCodec
 
-    from skill_lsp.model import Position
-    from skill_lsp.server.convert import Lines
 
     codec = PositionCodec(types.PositionEncodingKind(encoding))
     lines = Lines(text)
@@ -291,3 +292,47 @@ def test_position_conversion_counts_code_units(text: str, line: int, column: int
         widths = [codec.client_num_units(char) for char in rows[row]]
         first = next((index for index in range(len(widths) + 1) if sum(widths[:index]) >= units), len(widths))
         assert back == Position(row, first)
+
+
+def _reference_apply(text: str, start: tuple[int, int], end: tuple[int, int], new: str, encoding: str) -> str:
+    """An edit applied the slow way: lines split afresh, columns counted character by character."""
+
+    codec = PositionCodec(types.PositionEncodingKind(encoding))
+    starts = [0]
+    ends = []
+    for match in re.finditer(r"\r\n|\r|\n", text):
+        ends.append(match.start())
+        starts.append(match.end())
+    ends.append(len(text))
+
+    def offset(line: int, character: int) -> int:
+        if line >= len(starts):
+            return len(text)
+        index, units = starts[line], 0
+        while index < ends[line] and units < character:
+            units += codec.client_num_units(text[index])
+            index += 1
+        return index
+
+    first, last = sorted((offset(*start), offset(*end)))
+    return text[:first] + new + text[last:]
+
+
+EDIT_TEXT = st.lists(st.sampled_from(["a", "é", "\U0001f600", "\n", "\r", "\r\n", " "]), max_size=30).map("".join)
+
+
+@given(text=EDIT_TEXT, edits=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 12), st.integers(0, 6), st.integers(0, 12),
+                                                EDIT_TEXT), max_size=8),
+       encoding=st.sampled_from(["utf-8", "utf-16", "utf-32"]))
+def test_incremental_edits_keep_the_line_index_exact(text: str, edits: list[tuple[int, int, int, int, str]], encoding: str) -> None:
+
+
+    index = LineIndex(text)
+    for start_line, start_char, end_line, end_char, new in edits:
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=start_line, character=start_char),
+                              end=types.Position(line=end_line, character=end_char)), text=new)
+        text = _reference_apply(text, (start_line, start_char), (end_line, end_char), new, encoding)
+        index.apply(change, encoding)
+        assert index.text == text
+        assert index.starts == line_starts(text)

@@ -1,0 +1,341 @@
+"""Hostile sessions: the real server over stdio, under long work, event storms and dying clients.
+
+What is asserted is what an editor sees: the order in which answers and diagnostics
+arrive, the final diagnostics, how many analyses a burst cost (the server's own debug
+log), and that the process ends. Where a time must be bounded, the bound is generous
+(the machine may be busy); the benchmark (benchmarks/run.py) keeps the measured figures.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ..helpers import skill_md, write_files
+from .rpc import REQUEST_CANCELLED, Message, RawClient
+
+SKILL = ".agentdeck/skills/demo/SKILL.md"
+AGENT = 'from agentdeck import Agent\n\nbooking = Agent(name="Booking", skills=["demo"])\n'
+DEBUG_SERVER = [sys.executable, "-m", "skill_lsp", "serve", "--log-level", "DEBUG"]
+# generous: the process ends in well under a second on an idle machine (see the benchmark)
+EXIT_SECONDS = 15
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
+    return root
+
+
+def start(tmp_path: Path, environment: Path, debug: bool = False) -> RawClient:
+    return RawClient(tmp_path, command=DEBUG_SERVER if debug else None, cwd=tmp_path,
+                     env={"SKILL_LSP_USER_SKILLS_DIR": str(environment)})
+
+
+@pytest.fixture
+def server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
+    client = start(tmp_path, _isolated_environment)
+    try:
+        yield client
+    finally:
+        client.close()
+        assert client.violations == [], client.violations
+
+
+@pytest.fixture
+def debug_server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
+    client = start(tmp_path, _isolated_environment, debug=True)
+    try:
+        yield client
+    finally:
+        client.close()
+        assert client.violations == [], client.violations
+
+
+def codes(items: list[Message]) -> list[str]:
+    return sorted(str(item["code"]) for item in items)
+
+
+def analyses(client: RawClient) -> int:
+    """Whole-workspace analyses the server ran so far (its debug log says each)."""
+    return client.stderr().count("skill_lsp.server DEBUG analysed ")
+
+
+def published(client: RawClient, path: Path) -> list[Message]:
+    return [m for m in client.notifications("textDocument/publishDiagnostics") if m["params"]["uri"] == path.as_uri()]
+
+
+def names_line(count: int) -> str:
+    names = ", ".join(f'"unknown-{number}"' for number in range(count))
+    return f'from agentdeck import Agent\n\nbig = Agent(name="Big", skills=["demo", {names}])\n'
+
+
+# -- long work never holds up an answer ------------------------------------------------------------
+
+
+def test_requests_are_answered_while_a_long_analysis_runs(server: RawClient, folder: Path) -> None:
+    """5,000... here 20,000 unknown names on one line, UTF-16 positions: the requests asked while it
+    is analysed are answered before its diagnostics arrive, and the diagnostics are right."""
+    server.initialize(folder)
+    server.wait_for_index()
+    big = folder / "big.py"
+    text = names_line(20_000)
+    big.write_text(text, encoding="utf-8")
+    server.open(folder / SKILL)
+    server.open(big, text)
+    asked = [server.request("textDocument/hover", {"textDocument": {"uri": (folder / SKILL).as_uri()},
+                                                   "position": {"line": 1, "character": 2}}),
+             server.request("textDocument/documentSymbol", {"textDocument": {"uri": (folder / SKILL).as_uri()}})]
+    for request in asked:
+        response = server.response(request, 120)
+        assert "result" in response, response
+        assert not published(server, big) or len(published(server, big)[-1]["params"]["diagnostics"]) < 20_000, \
+            "answered only after the long analysis"
+    items = server.diagnostics(big, lambda items: len(items) == 20_000, timeout=300)
+    last = max(items, key=lambda item: item["range"]["start"]["character"])
+    line = text.split("\n")[2]
+    assert line[last["range"]["start"]["character"]:last["range"]["end"]["character"]] == '"unknown-19999"'
+
+
+def test_a_cancelled_completion_never_drops_a_publication(server: RawClient, folder: Path) -> None:
+    """The edit's analysis is what the completion waited for; cancelling the completion must not
+    cancel the analysis nor its publication (the debounce is a minute: only the flush runs it)."""
+    server.initialize(folder, options={"debounce": 60_000})
+    server.wait_for_index()
+    agent = folder / "agent.py"
+    server.open(agent)  # clean: nothing is published for it
+    server.notify("textDocument/didChange", {"textDocument": {"uri": agent.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": AGENT.replace('"demo"', '"demo", "nope"')}]})
+    request = server.request("textDocument/completion", {"textDocument": {"uri": agent.as_uri()},
+                                                        "position": {"line": 2, "character": 44}})
+    server.notify("$/cancelRequest", {"id": request})
+    response = server.response(request, 60)
+    assert "result" in response or response["error"]["code"] == REQUEST_CANCELLED
+    final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == agent.as_uri() and m["params"]["version"] == 2, 30)
+    assert codes(final["params"]["diagnostics"]) == ["AD101"]
+
+
+def test_a_7_mb_buffer_edited_30_times_a_second(server: RawClient, folder: Path) -> None:
+    server.initialize(folder)
+    server.wait_for_index()
+    path = folder / SKILL
+    paragraph = "## Step\n\nRead the request, then follow the steps carefully, one at a time.\n\n"
+    text = skill_md(body=paragraph * (7_000_000 // len(paragraph)))
+    lines = text.count("\n")
+    server.open(path, text)
+    version = 1
+    answered = []
+    for number in range(90):
+        version += 1
+        server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
+                                                 "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
+                                                                               "end": {"line": lines, "character": 0}},
+                                                                     "text": "x"}]})
+        if number % 10 == 0:
+            answered.append(server.request("textDocument/documentSymbol", {"textDocument": {"uri": path.as_uri()}}))
+        time.sleep(1 / 30)
+    version += 1
+    server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
+                                             "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
+                                                                           "end": {"line": lines, "character": 90}},
+                                                                 "text": "See [the guide](missing.md)."}]})
+    for request in answered:
+        assert "result" in server.response(request, 120)
+    final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == path.as_uri() and m["params"]["version"] == version, 120)
+    links = [item for item in final["params"]["diagnostics"] if item["code"] == "SK202"]  # (SK203: it is long)
+    assert [item["range"]["start"]["line"] for item in links] == [lines]
+
+
+# -- bursts coalesce ----------------------------------------------------------------------------------
+
+
+def test_2000_file_events_cost_a_few_analyses(debug_server: RawClient, folder: Path) -> None:
+    server = debug_server
+    agent = folder / "agent.py"
+    names = [f"skill-{number:04d}" for number in range(2000)]
+    agent.write_text("from agentdeck import Agent\n\nbig = Agent(name=\"Big\", skills=[" +
+                     ", ".join(f'"{name}"' for name in names) + "])\n", encoding="utf-8")
+    server.initialize(folder)
+    server.wait_for_index()
+    server.open(agent)
+    server.diagnostics(agent, lambda items: len(items) == 2000, timeout=120)
+    before = analyses(server)
+    skills = folder / ".agentdeck/skills"
+    for name in names:
+        (skills / name).mkdir()
+        (skills / name / "SKILL.md").write_text(skill_md(name), encoding="utf-8")
+        server.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": (skills / name / "SKILL.md").as_uri(), "type": 1}]})
+    server.diagnostics(agent, lambda items: items == [], timeout=120)
+    time.sleep(1)  # anything still queued would show now
+    assert analyses(server) - before <= 20, f"{analyses(server) - before} analyses for 2,000 events"
+
+
+def test_a_skill_directory_renamed_200_times(debug_server: RawClient, folder: Path) -> None:
+    server = debug_server
+    server.initialize(folder)
+    server.wait_for_index()
+    agent = folder / "agent.py"
+    server.open(agent)
+    assert server.call("textDocument/documentSymbol", {"textDocument": {"uri": agent.as_uri()}})["result"]
+    before = analyses(server)
+    skills = folder / ".agentdeck/skills"
+    places = (skills / "demo", folder / "parked")  # in the skills root, and out of it
+    for number in range(200):
+        old, new = places if number % 2 == 0 else places[::-1]
+        old.rename(new)
+        server.notify("workspace/didChangeWatchedFiles", {"changes": [
+            {"uri": (old / "SKILL.md").as_uri(), "type": 3}, {"uri": (new / "SKILL.md").as_uri(), "type": 1},
+        ]})
+    # 200 renames: back where it started; one more takes it out of the root, and its name is unknown
+    places[0].rename(places[1])
+    server.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": (places[0] / "SKILL.md").as_uri(), "type": 3}]})
+    items = server.diagnostics(agent, lambda items: codes(items) == ["AD101"], timeout=120)
+    assert "unknown skill 'demo'" in items[0]["message"]
+    time.sleep(1)
+    assert analyses(server) - before <= 20, f"{analyses(server) - before} analyses for 200 renames"
+
+
+# -- the process ends with its editor ----------------------------------------------------------------
+
+
+def test_the_server_exits_when_its_parent_process_dies(tmp_path: Path, folder: Path, _isolated_environment: Path) -> None:
+    parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    client = start(tmp_path, _isolated_environment)
+    try:
+        client.call("initialize", {"processId": parent.pid, "rootUri": folder.as_uri(), "capabilities": {},
+                                   "initializationOptions": {"debounce": 0}}, timeout=60)
+        client.notify("initialized", {})
+        client.wait_for_index()
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        # stdin stays open: only the parent's death can end it (polled every second)
+        assert client.process.wait(EXIT_SECONDS) == 1
+    finally:
+        parent.kill()
+        client.close()
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Path:
+    """A workspace whose index is long: 3,000 skills, 20,000 unknown names on a line, 8,000 commented-out lines."""
+    root = tmp_path / "hostile"
+    skills = root / ".agentdeck/skills"
+    for number in range(3000):
+        directory = skills / f"skill-{number:05d}"
+        directory.mkdir(parents=True)
+        (directory / "SKILL.md").write_text(skill_md(f"skill-{number:05d}", body="Do [this](scripts/run.py).\n"),
+                                            encoding="utf-8")
+    (root / "names.py").write_text(names_line(20_000), encoding="utf-8")
+    (root / "commented.py").write_text("from agentdeck import Agent\n" + "# a = Agent(skills=['x'])\n" * 8000,
+                                       encoding="utf-8")
+    return root
+
+
+def test_an_open_file_is_answered_before_the_index_ends(server: RawClient, tmp_path: Path) -> None:
+    root = tmp_path / "many"
+    write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
+    for number in range(4000):
+        name = f"skill-{number:05d}"
+        write_files(root, {f".agentdeck/skills/{name}/SKILL.md": skill_md(name, body="Do [this](scripts/run.py).\n")})
+    # a client that serves workspace/configuration: the server asks before indexing, and is
+    # answered once the file is open, so the first index starts knowing it
+    server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {"workspace": {"configuration": True}},
+                               "initializationOptions": {"debounce": 0}}, timeout=60)
+    server.notify("initialized", {})
+    server.open(root / "agent.py")
+    for _ in range(200):
+        symbols = server.call("textDocument/documentSymbol", {"textDocument": {"uri": (root / "agent.py").as_uri()}}, 60)
+        if symbols["result"] or any("indexed" in m["params"]["message"] for m in server.notifications("window/logMessage")):
+            break
+    assert [symbol["detail"] for symbol in symbols["result"]] == ["Agent"]
+    assert not any("indexed" in m["params"]["message"] for m in server.notifications("window/logMessage")), \
+        "answered only once the index ended"
+    server.wait_for_index()
+
+
+@pytest.mark.parametrize("how", ["stdin closed", "exit", "client gone mid-message"])
+def test_the_server_ends_mid_index(tmp_path: Path, hostile: Path, _isolated_environment: Path, how: str) -> None:
+    client = start(tmp_path, _isolated_environment)
+    try:
+        client.call("initialize", {"processId": None, "rootUri": hostile.as_uri(), "capabilities": {},
+                                   "initializationOptions": {"debounce": 0}}, timeout=60)
+        client.notify("initialized", {})
+        client.open(hostile / "names.py")
+        time.sleep(0.5)  # the first index is running on the worker thread
+        assert client.process.stdin is not None
+        if how == "exit":
+            client.notify("exit")
+        elif how == "client gone mid-message":
+            client.send_bytes(b'Content-Length: 500\r\n\r\n{"jsonrpc": "2.0", "method": "textDocu')
+            client.process.stdin.close()
+        else:
+            client.process.stdin.close()
+        assert client.process.wait(EXIT_SECONDS) == 1  # no shutdown came first
+        assert not any("indexed" in m["params"]["message"] for m in client.notifications("window/logMessage")), \
+            "the index ended before the client went: nothing was tested"
+    finally:
+        client.close()
+
+
+# -- files the runtimes cannot read -----------------------------------------------------------------
+
+
+def test_invalid_utf8_is_reported_by_the_server(server: RawClient, folder: Path) -> None:
+    latin = folder / ".agentdeck/skills/cafe/SKILL.md"
+    latin.parent.mkdir(parents=True)
+    latin.write_bytes("---\nname: cafe\ndescription: Café orders.\n---\n\nBody.\n".encode("latin-1"))
+    agent = folder / "agent.py"
+    agent.write_bytes(b'from agentdeck import Agent\n\nbooking = Agent(name="Caf\xe9", skills=["demo"])\n')
+    server.initialize(folder)
+    server.wait_for_index()
+    closed = server.diagnostics(latin, lambda items: "SK116" in codes(items), timeout=60)
+    assert [item["range"]["start"] for item in closed if item["code"] == "SK116"] == [{"line": 2, "character": 16}]
+    # open, the editor shows U+FFFD; the finding stays, at the same place
+    server.open(agent, agent.read_bytes().decode("utf-8", errors="replace"))
+    items = server.diagnostics(agent, lambda items: "SK116" in codes(items), timeout=60)
+    assert items[0]["range"]["start"] == {"line": 2, "character": 25}
+    assert "PEP 3120" in items[0]["message"]
+    # saved as UTF-8, it goes
+    agent.write_text(agent.read_bytes().decode("latin-1"), encoding="utf-8")
+    server.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": agent.as_uri(), "type": 2}]})
+    server.notify("textDocument/didChange", {"textDocument": {"uri": agent.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": agent.read_text(encoding="utf-8")}]})
+    assert server.diagnostics(agent, lambda items: "SK116" not in codes(items), timeout=60) == []
+
+
+def test_a_huge_tree_is_indexed_up_to_its_limit(server: RawClient, tmp_path: Path) -> None:
+    """A folder like / or a home directory: the files nearest the open one first, up to maxFiles, and
+    the editor is told what was left out."""
+    root = tmp_path / "home"
+    near = root / "work/project"
+    write_files(near, {SKILL: skill_md(), "agent.py": AGENT.replace('"demo"', '"demo", "nope"')})
+    for number in range(60):
+        write_files(root / f"other-{number:02d}", {f".agentdeck/skills/s{number}/SKILL.md": skill_md(f"s{number}")})
+    server.initialize(root, options={"maxFiles": 20})
+    server.open(near / "agent.py")
+    server.wait_for_index()
+    items = server.diagnostics(near / "agent.py", lambda items: codes(items) == ["AD101"], timeout=60)
+    assert "'nope'" in items[0]["message"]
+    shown = [m["params"]["message"] for m in server.received if m.get("method") == "window/showMessage"]
+    assert any("maxFiles" in message and "20" in message for message in shown), shown
+    symbols = server.call("workspace/symbol", {"query": ""})["result"]
+    assert len(symbols) < 60
+
+
+def test_an_abandoned_parse_stops_at_its_next_read() -> None:
+    """What the exit relies on: after abandon_parses, tree-sitter is stopped at its next read."""
+    script = ("from skill_lsp.pysource import ParseAbandoned, abandon_parses, parse_tree\n"
+              "parse_tree(b'x = 1\\n')\n"
+              "abandon_parses()\n"
+              "try:\n    parse_tree(b'x = 1\\n')\nexcept ParseAbandoned:\n    print('abandoned')\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert result.stdout.strip() == "abandoned", result.stderr
