@@ -148,7 +148,7 @@ def test_empty_frontmatter_misses_both_fields(check_skill):
         ("collection", "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.0", 5, 3, "quote it"),
         ("collection", "name: demo\ndescription: Do it.\nmetadata: v1", 4, 11, "mapping"),
         ("collection", "name: demo\ndescription: Do it.\nallowed-tools: [Read, Grep]", 4, 16, "must be a string"),
-        ("claude", 'description: Do it.\nuser-invocable: "no"', 3, 17, "true or false"),
+        ("claude", 'description: Do it.\nuser-invocable: "perhaps"', 3, 17, "true or false"),
         ("claude", "description: Do it.\ndisable-model-invocation: sometimes", 3, 27, "true or false"),
         ("claude", "description: Do it.\neffort: extreme", 3, 9, "one of low, medium, high, xhigh, max"),
         ("claude", "description: Do it.\ncontext: thread", 3, 10, "fork"),

@@ -160,3 +160,20 @@ def test_claude_code_repairs_a_tab_and_says_so(check_skill):
 def test_which_runtimes_discover_a_root(origin, root, expected):
     profile = {"agentdeck": Profile.AGENTDECK, "claude": Profile.CLAUDE, "plugin": Profile.CLAUDE}.get(origin, Profile.SPEC)
     assert [each.key for each in discovering(origin, Path(root), profile)] == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "severity", "suggestion"),
+    [
+        ("hook", "warning", "hooks"),
+        ("whenToUse", "warning", "when_to_use"),
+        ("disable-model-invokation", "warning", "disable-model-invocation"),
+        ("requirements", "information", None),  # the author's own key, not a typo of 'arguments'
+        ("usage", "information", None),
+        ("category", "information", None),
+    ],
+)
+def test_only_a_near_miss_of_a_real_field_is_a_typo(check_skill, key, severity, suggestion):
+    finding = one(check_skill(skill_md(extra=f"{key}: x"), profile="claude"), "SK111")
+    assert finding["severity"] == severity
+    assert (f"did you mean '{suggestion}'?" in finding["message"]) if suggestion else ("did you mean" not in finding["message"])

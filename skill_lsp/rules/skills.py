@@ -23,6 +23,7 @@ from ..runtimes import (
     join_labels,
     judge,
     type_name,
+    typo_of,
     value_problem,
 )
 from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
@@ -235,12 +236,10 @@ def _unknown_key(judged: _Judged, entry: Field) -> None:
     key = entry.key
     near: list[str] = []
     for each in runtimes:
-        if key in claude_code.MISPLACED and each.key == "claude-code":
-            near = [claude_code.MISPLACED[key]]
-            break
-        known = list(each.fields)
-        near = closest(key, known, 1) or [k for k in known if k.replace("-", "_") == key.replace("-", "_")][:1]
-        if near:
+        guess = claude_code.MISPLACED.get(key) if each.key == "claude-code" else None
+        guess = guess or typo_of(key, each.fields)
+        if guess is not None:
+            near = [guess]
             break
     names = join_labels((each.label for each in runtimes), "or")
     if near:

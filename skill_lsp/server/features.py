@@ -24,7 +24,7 @@ from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
 from ..rules.skills import load_verdicts
-from ..runtimes import Consequence, FieldSpec, Runtime
+from ..runtimes import Consequence, FieldSpec, Runtime, typo_of
 from ..skillfile import SkillFile
 from ..textutil import split_lines
 
@@ -237,9 +237,8 @@ def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config
         if any(each.knows(key) for each in runtimes):
             readers = [each.label for each in runtimes if each.knows(key)]
             return f"**{key}** — parsed by {', '.join(readers)} for its own use; not a skill setting."
-        names = sorted({k for each in runtimes for k in each.fields})
-        near = closest(key, names, 1)
-        hint = f" Did you mean `{near[0]}`?" if near else ""
+        near = typo_of(key, sorted({k for each in runtimes for k in each.fields}))
+        hint = f" Did you mean `{near}`?" if near else ""
         labels = ", ".join(each.label for each in runtimes)
         return f"**{key}** — not a field {labels} reads; it is ignored.{hint}"
     return field_doc(known[1], known[0], runtimes)
