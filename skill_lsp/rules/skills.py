@@ -385,8 +385,14 @@ def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> 
         near = closest(entry.value.strip(), list(spec.enum), 1)
         if near:
             fixes.append(Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.value_span, near[0]),), preferred=True))
-    judged.report("SK107", entry.value_span, problem,
-                  lambda runtime: runtime.wrong_type if runtime.key in problems else None, fixes=fixes, runtimes=readers)
+    def pick(runtime: Runtime) -> Outcome | None:
+        found = problems.get(runtime.key)
+        if found is None:
+            return None
+        if found[1].kind == "str-map" and isinstance(entry.value, dict) and runtime.metadata_values is not None:
+            return runtime.metadata_values
+        return runtime.wrong_type
+    judged.report("SK107", entry.value_span, problem, pick, fixes=fixes, runtimes=readers)
 
 
 def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:

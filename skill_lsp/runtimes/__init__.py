@@ -91,6 +91,8 @@ class Runtime:
     long_compatibility: Outcome | None = None
     # a field whose value has the wrong type
     wrong_type: Outcome = _REJECTS
+    # a metadata mapping with values that are not strings (None: as wrong_type)
+    metadata_values: Outcome | None = None
     # booleans read from yes/no/on/off/1/0 and quoted forms, case-insensitive
     lenient_booleans: bool = False
     # a bare number as name or description is read as its text
