@@ -306,16 +306,19 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
     if root is None or root.origin != "claude":
         return claude_code.LISTING_CAP
     settings_dir = root.path.parent
+    # the directory's listing is a dependency (a settings file created or deleted), and so is each file
+    # that exists (edited in place, it changes its own mtime, not the directory's)
     names = _list_dir(str(settings_dir), dir_cache)
     texts = []
     for name in claude_code.SETTINGS_FILES:
+        if names is None or name not in names:
+            continue
         target = str(settings_dir / name)
-        _list_dir(target, dir_cache)  # a file: recorded (with its mtime) among the analysis' dependencies
-        if names is not None and name in names:
-            try:
-                texts.append(read_text(Path(target), 1024 * 1024))
-            except (OSError, FileTooLarge):
-                continue
+        _list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
+        try:
+            texts.append(read_text(Path(target), 1024 * 1024))
+        except (OSError, FileTooLarge):
+            continue
     return claude_code.listing_cap(texts)
 
 
