@@ -582,11 +582,12 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
                     profile=skill.profile)
 
 
-def load_verdicts(skill: SkillEntry, config: Config) -> list[tuple[Runtime, Consequence | None, str]]:
+def load_verdicts(skill: SkillEntry) -> list[tuple[Runtime, Consequence | None, str]]:
     """For each runtime that discovers the skill: the worst consequence of its frontmatter for that runtime
     (None: it loads it as written) and what it does, with the rule that says why ("skips the skill —
-    SK105 missing-name"). The hover and the code lens of a SKILL.md show it; the diagnostics say the same."""
-    reporter = Reporter(config, skill.file.ignores)
+    SK105 missing-name"). The hover and the code lens of a SKILL.md show it; the diagnostics say the same.
+    A fact about the runtimes: neither the configuration nor a suppression comment changes it."""
+    reporter = Reporter(Config())
     check_skill(None, skill, reporter, {})
     verdicts: list[tuple[Runtime, Consequence | None, str]] = []
     for each in skill.runtimes:

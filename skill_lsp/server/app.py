@@ -578,7 +578,7 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
     skill = model.skills.get(path)
     if skill is not None:
         found = features.frontmatter_key_at(skill.file, position)
-        text = features.skill_file_hover(model, skill, position, model.config_for(path, ls.settings.config))
+        text = features.skill_file_hover(model, skill, position)
         if text is None:
             return None
         if found is None:  # the load verdict, anywhere in the frontmatter
@@ -929,7 +929,7 @@ async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> li
                    [ls.protocol._converter.unstructure(location) for location in locations]],
     )), types.CodeLens(range=rng, command=types.Command(
         # the load verdict of each runtime that discovers the skill; informational (no command to run)
-        title=features.verdict_summary(skill, model.config_for(path, ls.settings.config)), command="",
+        title=features.verdict_summary(skill), command="",
     ))]
 
 

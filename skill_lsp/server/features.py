@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config
 from ..disclosure import (
     agent_disclosure,
     agentdeck_cannot_load,
@@ -188,15 +187,15 @@ def in_frontmatter(file: SkillFile, position: Position) -> bool:
     return file.has_frontmatter and 0 <= position.line <= end
 
 
-def verdict_lines(skill: SkillEntry, config: Config) -> list[str]:
+def verdict_lines(skill: SkillEntry) -> list[str]:
     """'Claude Code: loads it' and the like, one per runtime that discovers the skill."""
-    return [f"{each.label}: {does}" for each, _, does in load_verdicts(skill, config)]
+    return [f"{each.label}: {does}" for each, _, does in load_verdicts(skill)]
 
 
-def verdict_summary(skill: SkillEntry, config: Config) -> str:
+def verdict_summary(skill: SkillEntry) -> str:
     """The load verdicts in one line, for a code lens: 'Claude Code: loads · Codex: skips the skill'."""
     parts = []
-    for each, consequence, does in load_verdicts(skill, config):
+    for each, consequence, does in load_verdicts(skill):
         if consequence is None:
             parts.append(f"{each.label}: loads")
         else:
@@ -205,19 +204,18 @@ def verdict_summary(skill: SkillEntry, config: Config) -> str:
     return " · ".join(parts)
 
 
-def _verdict_block(skill: SkillEntry, config: Config) -> str:
-    return "**Load verdict**\n\n" + "\n".join(f"- {line}" for line in verdict_lines(skill, config))
+def _verdict_block(skill: SkillEntry) -> str:
+    return "**Load verdict**\n\n" + "\n".join(f"- {line}" for line in verdict_lines(skill))
 
 
-def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config: Config | None = None) -> str | None:
+def skill_file_hover(model: Model, skill: SkillEntry, position: Position) -> str | None:
     """The hover of a SKILL.md's frontmatter: on a key, its documentation for the runtimes that read it;
     on name/description, what an agent sees and who uses it; anywhere in the frontmatter, the load
     verdict of each runtime that discovers the skill."""
     file = skill.file
-    chosen = config if config is not None else Config()
     found = frontmatter_key_at(file, position)
     if found is None:
-        return _verdict_block(skill, chosen) if in_frontmatter(file, position) else None
+        return _verdict_block(skill) if in_frontmatter(file, position) else None
     key, _ = found
     runtimes = skill.runtimes
     if key in ("name", "description"):
@@ -231,7 +229,7 @@ def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config
             lines += [f"- {_owner_label(owner)} — `{relative(path, model)}:{span.start.line + 1}`" for path, span, owner in users]
         else:
             lines.append("No agent in the workspace lists this skill.")
-        return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n\n" + _verdict_block(skill, chosen)
+        return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n\n" + _verdict_block(skill)
     known = _field_of(runtimes, key)
     if known is None:
         if any(each.knows(key) for each in runtimes):
