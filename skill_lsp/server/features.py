@@ -124,7 +124,7 @@ def _fence(text: str, language: str = "text") -> str:
 
 def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
     parts = [
-        f"**{skill.key}** — {skill.profile.value} skill",
+        f"**{skill.key}** — {skill.profile.value} skill, loaded by {', '.join(each.label for each in skill.runtimes)}",
         _agent_view(skill, claude),
         f"`{relative(skill.path, model)}`",
     ]
