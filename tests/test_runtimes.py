@@ -48,7 +48,8 @@ def test_a_subagent_key_in_a_skill_points_to_the_skill_key(fixture_findings):
     _, by_skill = fixture_findings
     finding = one(by_skill["misplaced-tools"], "SK111")
     assert finding["severity"] == "warning"
-    assert "did you mean 'allowed-tools'?" in finding["message"]
+    assert finding["message"].startswith("'tools' is a subagent's key (.claude/agents); in a skill Claude Code ignores it")
+    assert "'allowed-tools' pre-approves tools" in finding["message"]
 
 
 def test_recoverable_yaml_is_a_warning_that_names_each_runtime(fixture_findings):

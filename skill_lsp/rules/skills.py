@@ -235,14 +235,21 @@ def _unknown_key(judged: _Judged, entry: Field) -> None:
     runtimes = judged.runtimes
     key = entry.key
     near: list[str] = []
+    explained = ""
     for each in runtimes:
-        guess = claude_code.MISPLACED.get(key) if each.key == "claude-code" else None
-        guess = guess or typo_of(key, each.fields)
+        guess: str | None
+        if each.key == "claude-code" and key in claude_code.MISPLACED:
+            guess, explained = claude_code.MISPLACED[key]
+        else:
+            guess = typo_of(key, each.fields)
         if guess is not None:
             near = [guess]
             break
     names = join_labels((each.label for each in runtimes), "or")
-    if near:
+    if explained:
+        severity, problem = Severity.WARNING, explained
+        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),))]
+    elif near:
         severity, problem = Severity.WARNING, f"'{key}' is not a field {names} reads{did_you_mean(near)}"
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),), preferred=True)]
     else:
