@@ -178,3 +178,24 @@ def test_only_a_near_miss_of_a_real_field_is_a_typo(check_skill, key, severity, 
     finding = one(check_skill(skill_md(extra=f"{key}: x"), profile="claude"), "SK111")
     assert finding["severity"] == severity
     assert (f"did you mean '{suggestion}'?" in finding["message"]) if suggestion else ("did you mean" not in finding["message"])
+
+
+def test_a_claude_code_field_in_github_skills_is_information(project):
+    project.write({".github/skills/demo/SKILL.md": skill_md(extra="effort: high")})
+    finding = one(project.check(), "SK111")
+    assert (finding["severity"], where(finding)) == ("information", (4, 1, 4, 7))
+    assert finding["message"].startswith("'effort' is not a field VS Code Copilot reads; it is ignored")
+
+
+@pytest.mark.parametrize(("profile", "severity"), [("agentdeck", "error"), ("claude", "warning"), ("spec", "error")])
+def test_a_duplicate_key_by_runtime(check_skill, profile, severity):
+    finding = one(check_skill(skill_md(extra="license: MIT\nlicense: Apache-2.0"), profile=profile), "SK103")
+    assert finding["severity"] == severity
+    assert where(finding) == (5, 1, 5, 8)
+
+
+def test_multiline_descriptions_matter_to_agentdeck_only(check_skill):
+    text = "---\nname: demo\ndescription: |\n  Extract pickup.\n  And dropoff.\n---\n\nBody.\n"
+    assert codes(check_skill(text, profile="agentdeck")) == ["SK113"]
+    for profile in ("claude", "spec", "collection"):
+        assert check_skill(text, profile=profile) == [], profile
