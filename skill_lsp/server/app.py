@@ -815,7 +815,7 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
     skill = model.skills.get(path)
     if skill is not None:
         symbols: list[types.DocumentSymbol] = []
-        for key, entry in skill.file.fields.items():
+        for key, entry in skill.file.lenient_fields.items():
             full = Span(entry.key_span.start, max(entry.key_span.end, entry.value_span.end))
             detail = entry.value if isinstance(entry.value, str) else None
             symbols.append(types.DocumentSymbol(
