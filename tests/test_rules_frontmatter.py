@@ -184,7 +184,7 @@ def test_sk107_skills_ref_reads_metadata_values_as_text(check_skill):
     text = "---\nname: demo\ndescription: Do it.\nmetadata:\n  version: 1.10\n---\n\nBody.\n"
     finding = one(check_skill(text, profile="collection"), "SK107")
     assert finding["severity"] == "warning"
-    assert "1.10 becomes '1.1'" in finding["message"]
+    assert "reads it as the text '1.1'" in finding["message"]
 
 
 # -- profile differences: Claude Code fields --------------------------------------------------

@@ -399,8 +399,13 @@ def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> 
         found = problems.get(runtime.key)
         if found is None:
             return None
-        if found[1].kind == "str-map" and isinstance(entry.value, dict) and runtime.metadata_values is not None:
-            return runtime.metadata_values
+        value = entry.value
+        if found[1].kind == "str-map" and isinstance(value, dict) and runtime.metadata_values is not None:
+            item = next((item for item in value.values() if not isinstance(item, str)), None)
+            said = runtime.metadata_values
+            text = str(item)
+            text = text if len(text) <= 40 else text[:37] + "..."
+            return Outcome(said.consequence, said.does.replace("{text}", repr(text)))
         return runtime.wrong_type
     judged.report("SK107", entry.value_span, problem, pick, fixes=fixes, runtimes=readers)
 

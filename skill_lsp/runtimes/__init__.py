@@ -309,7 +309,8 @@ def value_problem(runtime: Runtime, spec: FieldSpec, value: object) -> tuple[str
             if not isinstance(item_key, str):
                 return f"'{key}' keys must be strings, not {item_key!r}", None
             if not isinstance(item, str):
-                return f"'{key}' values must be strings; '{item_key}' is a {type_name(item)} — quote it", None
+                advice = "write it as one string" if isinstance(item, (list, dict)) else "quote it"
+                return f"'{key}' values must be strings; '{item_key}' is a {type_name(item)} — {advice}", None
         return None
     if kind == "shell":  # trimmed and lower-cased; an unknown shell warns and falls back to bash
         if isinstance(value, str) and value.strip().lower() in spec.enum:

@@ -85,8 +85,9 @@ RUNTIME = Runtime(
     compatibility_limit=COMPATIBILITY_LIMIT,
     long_compatibility=dropped(f"allows at most {COMPATIBILITY_LIMIT} characters"),
     wrong_type=dropped("rejects the skill"),
-    # skills-ref coerces metadata values with str(): loaded, but as Python writes them (1.10 -> '1.1')
-    metadata_values=altered("reads the values as text, so a number such as 1.10 becomes '1.1'"),
+    # skills-ref coerces metadata values with str(): loaded, but as Python writes them (1.10 -> '1.1');
+    # {text}: what the first such value becomes
+    metadata_values=altered("reads it as the text {text}"),
     duplicate_key=dropped("rejects the file"),
     source="agentskills/agentskills docs/specification.mdx; skills-ref 0.1.x; anthropics/skills quick_validate.py",
 )
