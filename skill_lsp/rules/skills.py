@@ -337,10 +337,16 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
     if not isinstance(value, str) or not value.strip():
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         hint = "quote it" if value is not None and not isinstance(value, (dict, list)) else ""
+        empty = value is None or isinstance(value, str)
+
+        def pick(runtime: Runtime) -> Outcome | None:
+            if number and runtime.numbers_as_text:
+                return None
+            # an empty description is a missing one to every loader (the client guide: "missing or empty")
+            return runtime.missing_description if empty else runtime.bad_text
         judged.report(
             "SK107", entry.value_span if value is not None else entry.key_span,
-            f"'description' must be a non-empty string, not {shown}",
-            lambda runtime: None if number and runtime.numbers_as_text else runtime.bad_text, advice=hint,
+            f"'description' must be a non-empty string, not {shown}", pick, advice=hint,
         )
         return
     size = len(value)
