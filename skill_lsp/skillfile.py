@@ -554,9 +554,11 @@ def _describe_yaml_error(
             Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the value",
         )
     if match and value[0] in "'\"" and ("expected key" in problem or "block end" in problem):
+        # from the parser's mark (the text after the closing quote) to the end of the value
+        start = column if match.start(3) < column < end_of_text else match.start(3)
         return YamlProblem(
             f"invalid YAML: the value of '{key}' is a quoted string followed by more text",
-            Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the whole value",
+            Span.of(line, start, line, end_of_text), quote_line=line, advice="quote the whole value",
         )
     if "mapping values are not allowed" in problem:
         return YamlProblem(
