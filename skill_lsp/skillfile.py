@@ -513,7 +513,7 @@ def _describe_yaml_error(
     if "\t" in text[: len(text) - len(text.lstrip())] and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
         indent = len(text) - len(text.lstrip())
         return YamlProblem(
-            f"invalid YAML: line {line + 1} is indented with a tab, and YAML indentation must use spaces",
+            f"invalid YAML: line {line + 1} is indented with a tab; YAML indentation must use spaces, not tabs",
             Span.of(line, 0, line, indent), advice="indent with spaces",
         )
     if "mapping values are not allowed" in problem and match:
