@@ -566,7 +566,7 @@ def _describe_yaml_error(
     if "\t" in text[: len(text) - len(text.lstrip())] and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
         indent = len(text) - len(text.lstrip())
         return YamlProblem(
-            f"invalid YAML: line {line + 1} is indented with a tab, and YAML indentation must use spaces",
+            f"invalid YAML: line {line + 1} is indented with a tab; YAML indentation must use spaces, not tabs",
             Span.of(line, 0, line, indent), advice="indent with spaces",
         )
     if "mapping values are not allowed" in problem and match:
@@ -607,9 +607,11 @@ def _describe_yaml_error(
             Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the value",
         )
     if match and value[0] in "'\"" and ("expected key" in problem or "block end" in problem):
+        # from the parser's mark (the text after the closing quote) to the end of the value
+        start = column if match.start(3) < column < end_of_text else match.start(3)
         return YamlProblem(
             f"invalid YAML: the value of '{key}' is a quoted string followed by more text",
-            Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the whole value",
+            Span.of(line, start, line, end_of_text), quote_line=line, advice="quote the whole value",
         )
     if "mapping values are not allowed" in problem:
         return YamlProblem(

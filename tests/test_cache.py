@@ -379,3 +379,18 @@ def test_an_entry_made_from_an_analysis_is_the_entry_init_makes(tmp_path: Path) 
     for name in SkillEntry.__slots__:
         assert getattr(made, name) == getattr(expected, name), name
     assert made.local_findings is not findings and made.key == "pdf" and made.directory == path.parent
+
+
+def test_claude_settings_that_change_the_listing_cap_are_seen(project: Project, cache: Path) -> None:
+    # SK110 in a .claude/skills root depends on .claude/settings.json: created, then edited in place
+    project.write({".claude/skills/long/SKILL.md": skill_md("long", "a" * 1700)})
+    age(project.root)
+    assert codes(project.check()) == ["SK110"]
+    project.write({".claude/settings.json": '{"skillListingMaxDescChars": 2000}'})
+    age(project.root)
+    assert project.check() == []
+    settings = project.path(".claude/settings.json")
+    settings.write_text('{"skillListingMaxDescChars": 1000}', encoding="utf-8")
+    past = time.time() - 30  # newer than the cached analysis' view of it, old enough to be cached again
+    os.utime(settings, (past, past))
+    assert codes(project.check()) == ["SK110"]

@@ -145,10 +145,10 @@ def test_empty_frontmatter_misses_both_fields(check_skill):
         ("spec", "name: demo\ndescription:", 3, 1, "non-empty string"),
         ("spec", "name: demo\ndescription: [a, b]", 3, 14, "non-empty string"),
         ("collection", "name: demo\ndescription: Do it.\nlicense: 2", 4, 10, "must be a string"),
-        ("collection", "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.0", 5, 3, "quote it"),
+        ("agentdeck", "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.0", 5, 3, "quote it"),
         ("collection", "name: demo\ndescription: Do it.\nmetadata: v1", 4, 11, "mapping"),
         ("collection", "name: demo\ndescription: Do it.\nallowed-tools: [Read, Grep]", 4, 16, "must be a string"),
-        ("claude", 'description: Do it.\nuser-invocable: "no"', 3, 17, "true or false"),
+        ("claude", 'description: Do it.\nuser-invocable: "perhaps"', 3, 17, "true or false"),
         ("claude", "description: Do it.\ndisable-model-invocation: sometimes", 3, 27, "true or false"),
         ("claude", "description: Do it.\neffort: extreme", 3, 9, "one of low, medium, high, xhigh, max"),
         ("claude", "description: Do it.\ncontext: thread", 3, 10, "fork"),
@@ -177,6 +177,14 @@ def test_sk107_codex_is_lenient_about_optional_fields(check_skill, frontmatter, 
     finding = one(check_skill(f"---\n{frontmatter}\n---\n\nBody.\n", profile="spec"), "SK107")
     assert finding["severity"] == "warning"
     assert words in finding["message"]
+
+
+def test_sk107_skills_ref_reads_metadata_values_as_text(check_skill):
+    # skills-ref coerces metadata values with str(): the skill loads, the number is not what was written
+    text = "---\nname: demo\ndescription: Do it.\nmetadata:\n  version: 1.10\n---\n\nBody.\n"
+    finding = one(check_skill(text, profile="collection"), "SK107")
+    assert finding["severity"] == "warning"
+    assert "reads it as the text '1.1'" in finding["message"]
 
 
 # -- profile differences: Claude Code fields --------------------------------------------------

@@ -48,7 +48,8 @@ def test_a_subagent_key_in_a_skill_points_to_the_skill_key(fixture_findings):
     _, by_skill = fixture_findings
     finding = one(by_skill["misplaced-tools"], "SK111")
     assert finding["severity"] == "warning"
-    assert "did you mean 'allowed-tools'?" in finding["message"]
+    assert finding["message"].startswith("'tools' is a subagent's key (.claude/agents); in a skill Claude Code ignores it")
+    assert "'allowed-tools' pre-approves tools" in finding["message"]
 
 
 def test_recoverable_yaml_is_a_warning_that_names_each_runtime(fixture_findings):
@@ -160,3 +161,41 @@ def test_claude_code_repairs_a_tab_and_says_so(check_skill):
 def test_which_runtimes_discover_a_root(origin, root, expected):
     profile = {"agentdeck": Profile.AGENTDECK, "claude": Profile.CLAUDE, "plugin": Profile.CLAUDE}.get(origin, Profile.SPEC)
     assert [each.key for each in discovering(origin, Path(root), profile)] == expected
+
+
+@pytest.mark.parametrize(
+    ("key", "severity", "suggestion"),
+    [
+        ("hook", "warning", "hooks"),
+        ("whenToUse", "warning", "when_to_use"),
+        ("disable-model-invokation", "warning", "disable-model-invocation"),
+        ("requirements", "information", None),  # the author's own key, not a typo of 'arguments'
+        ("usage", "information", None),
+        ("category", "information", None),
+    ],
+)
+def test_only_a_near_miss_of_a_real_field_is_a_typo(check_skill, key, severity, suggestion):
+    finding = one(check_skill(skill_md(extra=f"{key}: x"), profile="claude"), "SK111")
+    assert finding["severity"] == severity
+    assert (f"did you mean '{suggestion}'?" in finding["message"]) if suggestion else ("did you mean" not in finding["message"])
+
+
+def test_a_claude_code_field_in_github_skills_is_information(project):
+    project.write({".github/skills/demo/SKILL.md": skill_md(extra="effort: high")})
+    finding = one(project.check(), "SK111")
+    assert (finding["severity"], where(finding)) == ("information", (4, 1, 4, 7))
+    assert finding["message"].startswith("'effort' is not a field VS Code Copilot reads; it is ignored")
+
+
+@pytest.mark.parametrize(("profile", "severity"), [("agentdeck", "error"), ("claude", "warning"), ("spec", "error")])
+def test_a_duplicate_key_by_runtime(check_skill, profile, severity):
+    finding = one(check_skill(skill_md(extra="license: MIT\nlicense: Apache-2.0"), profile=profile), "SK103")
+    assert finding["severity"] == severity
+    assert where(finding) == (5, 1, 5, 8)
+
+
+def test_multiline_descriptions_matter_to_agentdeck_only(check_skill):
+    text = "---\nname: demo\ndescription: |\n  Extract pickup.\n  And dropoff.\n---\n\nBody.\n"
+    assert codes(check_skill(text, profile="agentdeck")) == ["SK113"]
+    for profile in ("claude", "spec", "collection"):
+        assert check_skill(text, profile=profile) == [], profile

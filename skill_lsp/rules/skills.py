@@ -27,6 +27,7 @@ from ..runtimes import (
     join_labels,
     judge,
     type_name,
+    typo_of,
     value_problem,
 )
 from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
@@ -303,16 +304,21 @@ def _unknown_key(judged: _Judged, entry: Field) -> None:
     runtimes = judged.runtimes
     key = entry.key
     near: list[str] = []
+    explained = ""
     for each in runtimes:
-        if key in claude_code.MISPLACED and each.key == "claude-code":
-            near = [claude_code.MISPLACED[key]]
-            break
-        known = list(each.fields)
-        near = closest(key, known, 1) or [k for k in known if k.replace("-", "_") == key.replace("-", "_")][:1]
-        if near:
+        guess: str | None
+        if each.key == "claude-code" and key in claude_code.MISPLACED:
+            guess, explained = claude_code.MISPLACED[key]
+        else:
+            guess = typo_of(key, each.fields)
+        if guess is not None:
+            near = [guess]
             break
     names = join_labels((each.label for each in runtimes), "or")
-    if near:
+    if explained:
+        severity, problem = Severity.WARNING, explained
+        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),))]
+    elif near:
         severity, problem = Severity.WARNING, f"'{key}' is not a field {names} reads{did_you_mean(near)}"
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),), preferred=True)]
     else:
@@ -376,16 +382,19 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
     if root is None or root.origin != "claude":
         return claude_code.LISTING_CAP
     settings_dir = root.path.parent
+    # the directory's listing is a dependency (a settings file created or deleted), and so is each file
+    # that exists (edited in place, it changes its own mtime, not the directory's)
     names = _list_dir(str(settings_dir), dir_cache)
     texts = []
     for name in claude_code.SETTINGS_FILES:
+        if names is None or name not in names:
+            continue
         target = str(settings_dir / name)
-        _list_dir(target, dir_cache)  # a file: recorded (with its mtime) among the analysis' dependencies
-        if names is not None and name in names:
-            try:
-                texts.append(read_text(Path(target), 1024 * 1024))
-            except (OSError, FileTooLarge):
-                continue
+        _list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
+        try:
+            texts.append(read_text(Path(target), 1024 * 1024))
+        except (OSError, FileTooLarge):
+            continue
     return claude_code.listing_cap(texts)
 
 
@@ -397,10 +406,16 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
     if not isinstance(value, str) or not value.strip():
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         hint = "quote it" if value is not None and not isinstance(value, (dict, list)) else ""
+        empty = value is None or isinstance(value, str)
+
+        def pick(runtime: Runtime) -> Outcome | None:
+            if number and runtime.numbers_as_text:
+                return None
+            # an empty description is a missing one to every loader (the client guide: "missing or empty")
+            return runtime.missing_description if empty else runtime.bad_text
         judged.report(
             "SK107", entry.value_span if value is not None else entry.key_span,
-            f"'description' must be a non-empty string, not {shown}",
-            lambda runtime: None if number and runtime.numbers_as_text else runtime.bad_text, advice=hint,
+            f"'description' must be a non-empty string, not {shown}", pick, advice=hint,
         )
         return
     size = len(value)
@@ -455,8 +470,19 @@ def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> 
         near = closest(entry.value.strip(), list(spec.enum), 1)
         if near:
             fixes.append(Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.value_span, near[0]),), preferred=True))
-    judged.report("SK107", entry.value_span, problem,
-                  lambda runtime: runtime.wrong_type if runtime.key in problems else None, fixes=fixes, runtimes=readers)
+    def pick(runtime: Runtime) -> Outcome | None:
+        found = problems.get(runtime.key)
+        if found is None:
+            return None
+        value = entry.value
+        if found[1].kind == "str-map" and isinstance(value, dict) and runtime.metadata_values is not None:
+            item = next((item for item in value.values() if not isinstance(item, str)), None)
+            said = runtime.metadata_values
+            text = str(item)
+            text = text if len(text) <= 40 else text[:37] + "..."
+            return Outcome(said.consequence, said.does.replace("{text}", repr(text)))
+        return runtime.wrong_type
+    judged.report("SK107", entry.value_span, problem, pick, fixes=fixes, runtimes=readers)
 
 
 def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
@@ -729,11 +755,12 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
                     profile=skill.profile)
 
 
-def load_verdicts(skill: SkillEntry, config: Config) -> list[tuple[Runtime, Consequence | None, str]]:
+def load_verdicts(skill: SkillEntry) -> list[tuple[Runtime, Consequence | None, str]]:
     """For each runtime that discovers the skill: the worst consequence of its frontmatter for that runtime
     (None: it loads it as written) and what it does, with the rule that says why ("skips the skill —
-    SK105 missing-name"). The hover and the code lens of a SKILL.md show it; the diagnostics say the same."""
-    reporter = Reporter(config, skill.file.ignores)
+    SK105 missing-name"). The hover and the code lens of a SKILL.md show it; the diagnostics say the same.
+    A fact about the runtimes: neither the configuration nor a suppression comment changes it."""
+    reporter = Reporter(Config())
     check_skill(None, skill, reporter, {})
     verdicts: list[tuple[Runtime, Consequence | None, str]] = []
     for each in skill.runtimes:

@@ -91,6 +91,8 @@ class Runtime:
     long_compatibility: Outcome | None = None
     # a field whose value has the wrong type
     wrong_type: Outcome = _REJECTS
+    # a metadata mapping with values that are not strings (None: as wrong_type)
+    metadata_values: Outcome | None = None
     # booleans read from yes/no/on/off/1/0 and quoted forms, case-insensitive
     lenient_booleans: bool = False
     # a bare number as name or description is read as its text
@@ -199,6 +201,48 @@ def judge(runtimes: Iterable[Runtime], pick: Callable[[Runtime], Outcome | None]
 STRICT_LOADERS = "strict loaders (Codex, the skills-ref validator, claude.ai upload)"
 
 
+# -- typos ------------------------------------------------------------------------------------------
+
+
+def _squashed(key: str) -> str:
+    return key.lower().replace("-", "").replace("_", "")
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """The edit distance of a and b with transpositions (optimal string alignment), or limit + 1 once it
+    is sure to exceed limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] | None = None
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if before is not None and i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, row = row, current
+    return row[-1]
+
+
+def typo_of(key: str, known: Iterable[str]) -> str | None:
+    """The known key that key is most likely a typo of: the same key in another case or with '-' for
+    '_' (`whenToUse`, `allowed_tools`), or one or two edits away (`descripton`, `licence`, `hook`); None
+    for a key of the author's own (`owner-team`, `requirements`), which is no typo."""
+    squashed = _squashed(key)
+    limit = 1 if len(squashed) <= 5 else 2
+    best: tuple[int, str] | None = None
+    for candidate in known:
+        other = _squashed(candidate)
+        distance = 0 if other == squashed else _distance(squashed, other, limit)
+        if distance <= limit and (best is None or distance < best[0]):
+            best = (distance, candidate)
+    return best[1] if best is not None else None
+
+
 # -- field values -----------------------------------------------------------------------------------
 
 
@@ -265,7 +309,8 @@ def value_problem(runtime: Runtime, spec: FieldSpec, value: object) -> tuple[str
             if not isinstance(item_key, str):
                 return f"'{key}' keys must be strings, not {item_key!r}", None
             if not isinstance(item, str):
-                return f"'{key}' values must be strings; '{item_key}' is a {type_name(item)} — quote it", None
+                advice = "write it as one string" if isinstance(item, (list, dict)) else "quote it"
+                return f"'{key}' values must be strings; '{item_key}' is a {type_name(item)} — {advice}", None
         return None
     if kind == "shell":  # trimmed and lower-cased; an unknown shell warns and falls back to bash
         if isinstance(value, str) and value.strip().lower() in spec.enum:

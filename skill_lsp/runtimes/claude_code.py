@@ -87,9 +87,10 @@ INTERNAL_KEYS = frozenset({
 
 ALIASES = {"disallowedTools": "disallowed-tools"}
 
-# Keys of other file kinds that authors put in a skill expecting them to work: a warning, with the skill's own
-# key ('tools' restricts a subagent, .claude/agents/*.md; a skill's is allowed-tools).
-MISPLACED = {"tools": "allowed-tools"}
+# Keys of other file kinds that authors put in a skill expecting them to work: a warning naming the skill's
+# nearest key and what it does ('tools' limits a subagent's tools, .claude/agents/*.md, sub-agents docs).
+MISPLACED = {"tools": ("allowed-tools", "'tools' is a subagent's key (.claude/agents); in a skill Claude Code ignores it "
+                       "— a skill's 'allowed-tools' pre-approves tools and 'disallowed-tools' removes them")}
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f<>]")
 

@@ -33,6 +33,7 @@ RUNTIME = Runtime(
     compatibility_limit=COMPATIBILITY_LIMIT,
     long_compatibility=altered(f"follows the specification, which allows at most {COMPATIBILITY_LIMIT} characters"),
     wrong_type=altered("may ignore the value"),
+    metadata_values=altered("follows the specification, which wants string values ({text} if read as text)"),
     duplicate_key=dropped("skips the skill (strict YAML)"),
     source="agentskills/agentskills docs/client-implementation/adding-skills-support.mdx",
 )

@@ -5,7 +5,8 @@ wording only) and skills-ref 0.1.x (`validator.py`: NFKC names, `str.isalnum()` 
 Anthropic's `quick_validate.py` in anthropics/skills (`skill-creator/scripts`), the check claude.ai and the API
 apply to an uploaded skill: it rejects `<` and `>` in a description and a description over 1,024 characters.
 No runtime scans a generic `skills/` collection in place: it is validated, uploaded or copied into a runtime's
-root, so there the specification is the contract and every breach is an error.
+root, so there the specification is the contract and every breach is an error — but for metadata values that
+are not strings, which skills-ref coerces with `str()` (a warning: `1.10` is loaded as '1.1').
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from . import FieldSpec, Runtime, dropped
+from . import FieldSpec, Runtime, altered, dropped
 
 NAME_LIMIT = 64
 DESCRIPTION_LIMIT = 1024
@@ -84,6 +85,9 @@ RUNTIME = Runtime(
     compatibility_limit=COMPATIBILITY_LIMIT,
     long_compatibility=dropped(f"allows at most {COMPATIBILITY_LIMIT} characters"),
     wrong_type=dropped("rejects the skill"),
+    # skills-ref coerces metadata values with str(): loaded, but as Python writes them (1.10 -> '1.1');
+    # {text}: what the first such value becomes
+    metadata_values=altered("reads it as the text {text}"),
     duplicate_key=dropped("rejects the file"),
     source="agentskills/agentskills docs/specification.mdx; skills-ref 0.1.x; anthropics/skills quick_validate.py",
 )

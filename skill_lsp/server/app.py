@@ -743,7 +743,7 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
     skill = model.skills.get(path)
     if skill is not None:
         found = features.frontmatter_key_at(skill.file, position)
-        text = features.skill_file_hover(model, skill, position, model.config_for(path, ls.settings.config))
+        text = features.skill_file_hover(model, skill, position)
         if text is None:
             return None
         if found is None:  # the load verdict, anywhere in the frontmatter
@@ -987,7 +987,7 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
     skill = model.skills.get(path)
     if skill is not None:
         symbols: list[types.DocumentSymbol] = []
-        for key, entry in skill.file.fields.items():
+        for key, entry in skill.file.lenient_fields.items():
             full = Span(entry.key_span.start, max(entry.key_span.end, entry.value_span.end))
             detail = entry.value if isinstance(entry.value, str) else None
             symbols.append(types.DocumentSymbol(
@@ -1108,7 +1108,7 @@ async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> li
                    [ls.protocol._converter.unstructure(location) for location in locations]],
     )), types.CodeLens(range=rng, command=types.Command(
         # the load verdict of each runtime that discovers the skill; informational (no command to run)
-        title=features.verdict_summary(skill, model.config_for(path, ls.settings.config)), command="",
+        title=features.verdict_summary(skill), command="",
     ))]
 
 

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import Config
 from ..disclosure import (
     NOT_KNOWN,
     agent_disclosure,
@@ -26,7 +25,7 @@ from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
 from ..rules.skills import load_verdicts
-from ..runtimes import Consequence, FieldSpec, Runtime
+from ..runtimes import Consequence, FieldSpec, Runtime, typo_of
 from ..skillfile import SkillFile
 from ..textutil import split_lines
 
@@ -156,7 +155,8 @@ def _more(count: int, what: str) -> str:
 def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
     """A skill: its name and file first, its description as prose, the start of its body, and the
     exact entry an agent's listing holds for it."""
-    parts = [f"**{skill.key}** — {skill.profile.value} skill · `{relative(skill.path, model)}`"]
+    parts = [f"**{skill.key}** — {skill.profile.value} skill, loaded by {', '.join(each.label for each in skill.runtimes)} · "
+             f"`{relative(skill.path, model)}`"]
     if claude and skill.description:
         parts.append(_prose(_clipped(skill.description, 300)))
     preview = skill.body_preview()
@@ -295,15 +295,15 @@ def in_frontmatter(file: SkillFile, position: Position) -> bool:
     return file.has_frontmatter and 0 <= position.line <= end
 
 
-def verdict_lines(skill: SkillEntry, config: Config) -> list[str]:
+def verdict_lines(skill: SkillEntry) -> list[str]:
     """'Claude Code: loads it' and the like, one per runtime that discovers the skill."""
-    return [f"{each.label}: {does}" for each, _, does in load_verdicts(skill, config)]
+    return [f"{each.label}: {does}" for each, _, does in load_verdicts(skill)]
 
 
-def verdict_summary(skill: SkillEntry, config: Config) -> str:
+def verdict_summary(skill: SkillEntry) -> str:
     """The load verdicts in one line, for a code lens: 'Claude Code: loads · Codex: skips the skill'."""
     parts = []
-    for each, consequence, does in load_verdicts(skill, config):
+    for each, consequence, does in load_verdicts(skill):
         if consequence is None:
             parts.append(f"{each.label}: loads")
         else:
@@ -312,19 +312,18 @@ def verdict_summary(skill: SkillEntry, config: Config) -> str:
     return " · ".join(parts)
 
 
-def _verdict_block(skill: SkillEntry, config: Config) -> str:
-    return "**Load verdict**\n\n" + "\n".join(f"- {line}" for line in verdict_lines(skill, config))
+def _verdict_block(skill: SkillEntry) -> str:
+    return "**Load verdict**\n\n" + "\n".join(f"- {line}" for line in verdict_lines(skill))
 
 
-def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config: Config | None = None) -> str | None:
+def skill_file_hover(model: Model, skill: SkillEntry, position: Position) -> str | None:
     """The hover of a SKILL.md's frontmatter: on a key, its documentation for the runtimes that read it;
     on name/description, what an agent sees and who uses it; anywhere in the frontmatter, the load
     verdict of each runtime that discovers the skill."""
     file = skill.file
-    chosen = config if config is not None else Config()
     found = frontmatter_key_at(file, position)
     if found is None:
-        return _verdict_block(skill, chosen) if in_frontmatter(file, position) else None
+        return _verdict_block(skill) if in_frontmatter(file, position) else None
     key, _ = found
     runtimes = skill.runtimes
     if key in ("name", "description"):
@@ -338,15 +337,14 @@ def skill_file_hover(model: Model, skill: SkillEntry, position: Position, config
             lines += [f"- {_owner_label(owner)} — `{relative(path, model)}:{span.start.line + 1}`" for path, span, owner in users]
         else:
             lines.append("No agent in the workspace lists this skill.")
-        return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n\n" + _verdict_block(skill, chosen)
+        return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n\n" + _verdict_block(skill)
     known = _field_of(runtimes, key)
     if known is None:
         if any(each.knows(key) for each in runtimes):
             readers = [each.label for each in runtimes if each.knows(key)]
             return f"**{key}** — parsed by {', '.join(readers)} for its own use; not a skill setting."
-        names = sorted({k for each in runtimes for k in each.fields})
-        near = closest(key, names, 1)
-        hint = f" Did you mean `{near[0]}`?" if near else ""
+        near = typo_of(key, sorted({k for each in runtimes for k in each.fields}))
+        hint = f" Did you mean `{near}`?" if near else ""
         labels = ", ".join(each.label for each in runtimes)
         return f"**{key}** — not a field {labels} reads; it is ignored.{hint}"
     return field_doc(known[1], known[0], runtimes)
