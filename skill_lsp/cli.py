@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from . import __version__, forks, trace
 from .catalogue import RULES, lookup
 from .config import Config, walk_exclude
-from .discovery import Listing, walk
+from .discovery import Listing, walk, within
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import format_github, format_json, format_sarif, format_text, summary
@@ -40,6 +40,32 @@ def _validate_codes(codes: tuple[str, ...], flag: str) -> None:
             continue
         if not any(rule.code.startswith(code.upper()) or rule.name == code.lower() for rule in RULES):
             raise UsageError(f"{flag}: unknown rule '{code}' (see `skill-lsp rules`)")
+
+
+def _linked_into(project: Path, directory: Path) -> bool:
+    """Whether one of the project's conventional skill roots is a symlink into (or onto) directory."""
+    real = os.path.realpath(directory)
+    for parent in (".claude", ".agents", ".github", ".agentdeck"):
+        root = project / parent / "skills"
+        if root.is_symlink():
+            target = os.path.realpath(root)
+            if within(target, real) or within(real, target):
+                return True
+    return False
+
+
+def _selected(path: Path, only: set[Path] | None) -> bool:
+    """Whether a file is reported: everything, or the files and directories named."""
+    return only is None or path in only or any(within(path, named) for named in only)
+
+
+def _real_in(path: Path, cwd: Path) -> Path:
+    """path with its symlinks resolved when that leads to a place under cwd (`.agents/skills` ->
+    `skills`): the analysis reports each file on its real path, once; a link out of cwd stays as given."""
+    real, real_cwd = os.path.realpath(path), os.path.realpath(cwd)
+    if real == os.path.normpath(str(path)) or not (real == real_cwd or real.startswith(real_cwd.rstrip(os.sep) + os.sep)):
+        return path
+    return Path(os.path.join(cwd, os.path.relpath(real, real_cwd))) if real != real_cwd else cwd
 
 
 def _project_folder(path: Path, cwd: Path) -> Path:
@@ -73,16 +99,26 @@ def _project_root(start: Path) -> Path | None:
 
 
 def _workspaces(paths: list[str], cwd: Path) -> list[tuple[Path, set[Path] | None]]:
-    """One workspace folder per folder given; files restrict the report to themselves."""
+    """One workspace folder per folder given; files (and directories inside a project) restrict the report to themselves."""
     folders: dict[Path, set[Path] | None] = {}
     for raw in paths:
         path = Path(os.path.abspath(raw))
         if not path.exists():
             raise UsageError(f"{raw}: no such file or directory")
+        path = _real_in(path, cwd)
         if path.is_dir():
-            folders[path] = None
-            continue
-        folder = _project_folder(path, cwd)
+            # a directory that a conventional root of its project links to (`check skills` where
+            # .agents/skills -> ../skills) is checked as part of that project, whose links decide
+            # which runtimes see its skills; the report is restricted to it. Otherwise a directory is
+            # a workspace of its own.
+            project = _project_root(path)
+            if project is None or project == path or not project.is_relative_to(cwd) or not _linked_into(project, path):
+                folders[path] = None
+                continue
+            path_folder = project
+        else:
+            path_folder = _project_folder(path, cwd)
+        folder = path_folder
         if folder in folders and folders[folder] is None:
             continue
         folders.setdefault(folder, set())
@@ -137,10 +173,10 @@ def _check(args: argparse.Namespace) -> int:
         skills += outcome.skills
         agents += outcome.agents
         for path, items in outcome.results.items():
-            if only is None or path in only:
+            if _selected(path, only):
                 findings += items
         for path, reason in outcome.unreadable.items():
-            if only is None or path in only:
+            if _selected(path, only):
                 print(f"skill-lsp: {path}: {reason}", file=sys.stderr)
     findings.sort(key=Finding.sort_key)
     with trace.phase("output"):

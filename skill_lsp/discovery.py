@@ -29,6 +29,9 @@ class Listing:
     directories: set[str] = field(default_factory=set)
     # directories that could not be listed, and why (the CLI prints them)
     unreadable: dict[Path, str] = field(default_factory=dict)
+    # symlinked directories inside the folder -> the directory they lead to, as a path in the folder
+    # (`.agents/skills` -> `skills`); the files above are listed once, on that real path
+    aliases: dict[Path, Path] = field(default_factory=dict)
 
 
 def is_skill_filename(name: str) -> bool:
@@ -126,6 +129,23 @@ def _path_order(path: str) -> str:
     return path.replace(os.sep, "\0")
 
 
+def real_path_in(path: Path, folders: list[Path]) -> Path:
+    """path as a walk of folders lists it: a path through a symlinked directory of a folder that leads
+    elsewhere in the same folder (`.agents/skills/pdf/SKILL.md`, `.agents/skills -> ../skills`) is the
+    real one (`skills/pdf/SKILL.md`); any other path is itself (a link out of the folder is never followed)."""
+    text = str(path)
+    for folder in folders:
+        if not within(text, folder):
+            continue
+        real = os.path.realpath(text)
+        if real == text:
+            return path
+        real_folder = os.path.realpath(folder)
+        if within(real, real_folder):
+            return Path(os.path.join(folder, os.path.relpath(real, real_folder))) if real != real_folder else folder
+    return path
+
+
 def inside_workspace(path: Path, folders: list[Path]) -> bool:
     """path lies in one of folders once symlinks are resolved: where a quick fix may create or rename."""
     real = Path(os.path.realpath(path))
@@ -178,7 +198,8 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     if shared and (walker.found.linked or not walker.complete):
         walker = _Walker(folder, exclude, 0)
         walker.run()
-    return walker.found.listing(unique=shared, made=walker.made)
+    root = str(folder)
+    return walker.found.listing(unique=shared, made=walker.made, folder=root, real_root=os.path.realpath(root))
 
 
 class _Found:
@@ -192,6 +213,9 @@ class _Found:
         self.directories: list[str] = []
         self.unreadable: dict[str, str] = {}
         self.linked = False  # a directory was entered through a symlink
+        # each symlink to a directory in the workspace -> its real path (seen even when the directory
+        # it leads to is walked by its own name instead)
+        self.aliases: dict[str, str] = {}
 
     def merge(self, other: _Found) -> None:
         self.skill_files += other.skill_files
@@ -200,16 +224,44 @@ class _Found:
         self.directories += other.directories
         self.unreadable.update(other.unreadable)
         self.linked = self.linked or other.linked
+        self.aliases.update(other.aliases)
 
-    def listing(self, unique: bool, made: dict[str, Path] | None = None) -> Listing:
-        """The listing, each file's Path taken from made where it was made already."""
+    def listing(self, unique: bool, made: dict[str, Path] | None = None, folder: str = "", real_root: str = "") -> Listing:
+        """The listing, each file's Path taken from made where it was made already; a file reached
+        through a symlinked directory is listed on its real path (as a path in the folder), once."""
         known = made or {}
+        aliases: dict[str, str] = {}
+        for alias, target in self.aliases.items():
+            aliases[alias] = folder + target[len(real_root):] if target != real_root else folder
+        real = _real_path(aliases) if aliases else None
 
         def ordered(paths: list[str]) -> list[Path]:
-            return [known.get(path) or path_of(path) for path in sorted(set(paths) if unique else paths, key=_path_order)]
+            if real is not None:
+                paths = [real(path) for path in paths]
+            unique_paths = set(paths) if unique or real is not None else paths
+            return [known.get(path) or path_of(path) for path in sorted(unique_paths, key=_path_order)]
 
         return Listing(ordered(self.skill_files), ordered(self.python_files), ordered(self.pyprojects),
-                       set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()})
+                       set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()},
+                       {Path(alias): Path(target) for alias, target in aliases.items()})
+
+
+def _real_path(aliases: dict[str, str]) -> Callable[[str], str]:
+    """A path's text with its longest symlinked-directory prefix replaced by where the link leads
+    (repeatedly: a link's target may itself be reached through another link's path)."""
+    prefixes = sorted(aliases, key=len, reverse=True)
+
+    def real(path: str) -> str:
+        for _ in range(len(prefixes) + 1):
+            for alias in prefixes:
+                if path.startswith(alias) and path[len(alias) : len(alias) + 1] == os.sep:
+                    path = aliases[alias] + path[len(alias) :]
+                    break
+            else:
+                return path
+        return path
+
+    return real
 
 
 class _Walker:
@@ -298,6 +350,7 @@ class _Walker:
                             if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
                                 continue
                             found.linked = True
+                            found.aliases[entry.path] = target
                             subdirectories.append((entry.path, target, alone))
                             continue
                     if not entry.is_file():

@@ -32,6 +32,9 @@ class Root:
     profile: Profile
     origin: str  # agentdeck | deck | claude | plugin | user | spec | collection | config
     prefix: str = ""
+    # the origins of the other roots that see this root's skills through a symlinked directory
+    # (`.claude/skills -> ../skills`): their runtimes load the skills too
+    also: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return f"{self.path} ({self.origin})"
@@ -332,6 +335,11 @@ class Model:
     # skill key -> agents / options that list it (with the listing's span)
     listings: dict[str, list[tuple[Path, Span, AgentEntry | OptionsEntry]]] = field(default_factory=dict)
     project_registries: dict[Path, Registry] = field(default_factory=dict)
+    # symlinked directories in the folders -> the directories they lead to (.agents/skills -> skills)
+    aliases: dict[Path, Path] = field(default_factory=dict)
+    # a real root or skill directory -> the roots that see it through such a link, each with the
+    # runtime its place says (.claude/skills -> skills: Claude Code reads the skills of skills/ too)
+    alias_roots: dict[Path, list[Root]] = field(default_factory=dict)
     # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
     _config_dirs: dict[str, Path | None] = field(default_factory=dict, repr=False)
     _config_files: dict[str, Path] | None = field(default=None, repr=False)
@@ -518,6 +526,7 @@ class Workspace:
             listing = self._listing(folder)
             directories |= listing.directories
             model.unreadable.update(listing.unreadable)
+            model.aliases.update(listing.aliases)
             for pyproject in listing.pyprojects:
                 loaded = load_pyproject(pyproject)
                 if loaded is not None:
@@ -567,7 +576,7 @@ class Workspace:
         """The jobs of the skills under roots that code is unlikely to claim (configured roots and the
         conventional .agentdeck, .claude, .agents and .github ones), placed as they will be unless a
         Deck or plugin in the Python files says otherwise: load_skills gets the final jobs to compare."""
-        builder = _Builder(self, Model(folders=model.folders, configs=model.configs), directories)
+        builder = _Builder(self, Model(folders=model.folders, configs=model.configs, aliases=model.aliases), directories)
         builder.base_roots(skill_paths)
         return [job for job in builder.make_jobs(skill_paths, [])
                 if job.root is not None and job.root.origin in ("config", "agentdeck", "claude", "spec")]
@@ -635,6 +644,23 @@ class Workspace:
 
 
 _ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
+# Which root a skill seen through several (symlinked) roots is checked under: the strictest loader's.
+_ALIAS_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "spec": 2, "plugin": 3, "claude": 3, "user": 3, "collection": 5}
+
+
+def _conventional_root(directory: Path) -> Root | None:
+    """The root a directory is by its place alone (.agentdeck/skills, .claude/skills, .agents/skills,
+    .github/skills), or None."""
+    if directory.name != "skills":
+        return None
+    parent = directory.parent.name
+    if parent == ".agentdeck":
+        return Root(directory, Profile.AGENTDECK, "agentdeck")
+    if parent == ".claude":
+        return Root(directory, Profile.CLAUDE, "claude")
+    if parent in (".agents", ".github"):
+        return Root(directory, Profile.SPEC, "spec")
+    return None
 
 
 def _json_object(path: Path, consulted: set[str]) -> dict[str, object]:
@@ -815,14 +841,11 @@ class _Builder:
         for path in first_of_root.values():
             root_dir = path.parent.parent
             parent = root_dir.parent.name
-            if root_dir.name == "skills":
-                if parent == ".agentdeck":
-                    self.add_root(Root(root_dir, Profile.AGENTDECK, "agentdeck"))
-                elif parent == ".claude":
-                    self.add_root(Root(root_dir, Profile.CLAUDE, "claude"))
-                elif parent in (".agents", ".github"):
-                    self.add_root(Root(root_dir, Profile.SPEC, "spec"))
-                elif self.exists(root_dir.parent / ".claude-plugin"):
+            root = _conventional_root(root_dir)
+            if root is not None:
+                self.add_root(root)
+            elif root_dir.name == "skills":
+                if self.exists(root_dir.parent / ".claude-plugin"):
                     name = self.plugin_name(root_dir.parent)
                     self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
                 else:
@@ -832,6 +855,27 @@ class _Builder:
                 # its skills are installed by copying them into a runtime's root, so they are checked as
                 # a collection's, not reported as undiscovered
                 self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+
+        self.alias_roots()
+
+    def alias_roots(self) -> None:
+        """The roots that see skills through a symlinked directory: `.agents/skills -> ../skills` makes
+        skills/ a root of the runtime .agents/skills belongs to, and `.claude/skills/pdf -> ../../skills/pdf`
+        one skill of it. The skill is analysed once, on its real path, under the root whose runtime is
+        the strictest to satisfy (_ORIGIN_RANK); model.alias_roots keeps every root that sees it."""
+        model = self.model
+        for alias, real in sorted(model.aliases.items()):
+            root = _conventional_root(alias)
+            if root is not None:  # the link is a root: every skill of the directory it leads to
+                model.alias_roots.setdefault(real, []).append(root)
+                continue
+            root = _conventional_root(alias.parent)
+            if root is not None:  # the link is one skill directory of a root
+                model.alias_roots.setdefault(real, []).append(root)
+        for real, roots in model.alias_roots.items():
+            for root in roots:
+                self.add_root(root)
+            self.consulted.add(str(real))
 
     def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
         """Each SKILL.md placed: the root that owns it decides its profile."""
@@ -846,6 +890,7 @@ class _Builder:
         folder_prefixes = {folder: str(folder).rstrip(os.sep) + os.sep for folder in folders}
         all_prefixes = tuple(folder_prefixes.values())
         placed = list(zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True))
+        aliased = {str(real): roots for real, roots in model.alias_roots.items()}
         for path, folder in outside:
             text = str(path)
             root_text, _, _, name = split_skill_text(text)
@@ -859,10 +904,25 @@ class _Builder:
                 if (path.parent / "SKILL.md") in known_paths:
                     continue  # a stray lowercase copy beside the real file
             owner = roots_by_text.get(root_text)
+            if aliased:
+                owner = self.best_root(owner, root_text, text, aliased)
             prefix = folder_prefixes.get(folder)
             external = not (prefix is not None and text.startswith(prefix)) and not text.startswith(all_prefixes)
             jobs[text] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
         return list(jobs.values())
+
+    def best_root(self, owner: Root | None, root_text: str, text: str, aliased: dict[str, list[Root]]) -> Root | None:
+        """The root a skill is analysed under when links let other roots see it too: the one whose
+        runtime is the strictest (_ALIAS_RANK: a Deck's, then the spec's, then Claude Code's), so that
+        no runtime's refusal is hidden by another's leniency; the others' origins go with it (Root.also)."""
+        candidates = [self.model.roots.get(root.path, root) for root in
+                      (*aliased.get(root_text, ()), *aliased.get(split_text(text)[0], ()))]
+        if not candidates:
+            return owner
+        seeing = ([owner] if owner is not None else []) + candidates
+        best = min(seeing, key=lambda root: _ALIAS_RANK[root.origin])
+        also = tuple(sorted({root.origin for root in seeing if root is not best} - {best.origin}))
+        return Root(best.path, best.profile, best.origin, best.prefix, also) if also else best
 
     def list_skill_files(self, root: Path) -> list[tuple[Path, Path]]:
         found = []

@@ -537,7 +537,11 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
 def claude_code_loads(skill: SkillEntry) -> bool:
     """Whether Claude Code (or the Agent SDK) loads the skill: it lies in a .claude/skills root, a plugin's
     or the user's skills directory. (The runtime model will answer this for every runtime.)"""
-    return skill.root is not None and skill.root.origin in ("claude", "plugin", "user")
+    root = skill.root
+    return root is not None and (root.origin in _CLAUDE_ORIGINS or any(origin in _CLAUDE_ORIGINS for origin in root.also))
+
+
+_CLAUDE_ORIGINS = ("claude", "plugin", "user")
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")

@@ -22,12 +22,13 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..config import parse_settings
 from ..disclosure import agent_disclosure, options_disclosure
-from ..discovery import inside_workspace, is_skill_filename
+from ..discovery import inside_workspace, is_skill_filename, real_path_in
 from ..index import AgentEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..rules.skills import name_problem
 from . import features
-from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
+from .convert import Lines, diagnostic, uri_of, workspace_edit
+from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
 from .session import Session, Settings
 from .watch import WorkspaceWatcher
@@ -268,6 +269,23 @@ class ClientLogHandler(logging.Handler):
 
 
 server = SkillLanguageServer()
+
+
+def path_of(uri: str) -> Path | None:
+    """The path of a document as the analysis knows it: a document opened through a symlinked directory
+    of the workspace (`.agents/skills -> ../skills`) is the file on its real path, whose diagnostics the
+    server publishes."""
+    path = _uri_path(uri)
+    if path is None:
+        return None
+    session = server.session
+    if session is not None:
+        return real_path_in(path, session.folders)
+    try:
+        folders = [folder for each in server.workspace.folders.values() if (folder := _uri_path(each.uri)) is not None]
+    except RuntimeError:  # before initialize
+        return path
+    return real_path_in(path, folders)
 
 
 def _project_dir(path: Path | None) -> Path:
