@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from . import __version__, forks, trace
 from .catalogue import RULES, lookup
 from .config import Config, walk_exclude
-from .discovery import Listing, walk, within
+from .discovery import Listing, kept_from_exclusion, walk, within
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import format_github, format_json, format_sarif, format_text, summary
@@ -167,9 +167,13 @@ def _check(args: argparse.Namespace) -> int:
     findings: list[Finding] = []
     skills = agents = 0
     for folder, only in _workspaces(args.paths or ["."], cwd):
-        outcome = cached_outcome(location, [folder], settings) if location is not None else None
+        # a file named in an excluded folder is checked all the same, with its excluded subtree indexed
+        # (as ruff checks a file named explicitly); such a run is not cached: it is not the folder's
+        keep = kept_from_exclusion(folder, walk_exclude(folder, settings), sorted(only)) if only else ()
+        here = location if not keep else None
+        outcome = cached_outcome(here, [folder], settings) if here is not None else None
         if outcome is None:
-            outcome = _analyse([folder], settings, location)
+            outcome = _analyse([folder], settings, here, keep, sorted(only) if keep and only else [])
         skills += outcome.skills
         agents += outcome.agents
         for path, items in outcome.results.items():
@@ -186,7 +190,8 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if any(finding.severity in failing for finding in findings) else 0
 
 
-def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Outcome:
+def _analyse(folders: list[Path], settings: Config, location: Path | None, keep: tuple[str, ...] = (),
+             named: list[Path] | None = None) -> Outcome:
     """A full run over folders. The analysers are imported only now (a run that reuses its outcome
     never needs them), and while the helpers of a shared walk walk the tree."""
     listings: dict[Path, Listing] = {}
@@ -194,13 +199,15 @@ def _analyse(folders: list[Path], settings: Config, location: Path | None) -> Ou
     for folder in folders:
         absolute = Path(os.path.abspath(folder))
         with trace.phase("walk"):
-            listings[absolute] = walk(absolute, walk_exclude(absolute, settings), helpers, meanwhile=_import_analysers)
+            listings[absolute] = walk(absolute, walk_exclude(absolute, settings), helpers, meanwhile=_import_analysers,
+                                      keep=keep)
     from .cache import CachedWorkspace
     from .rules import run_rules
 
     workspace = CachedWorkspace(folders, settings, location)
+    workspace.named = named or []
     for folder, listing in listings.items():
-        workspace.adopt_listing(folder, listing)
+        workspace.adopt_listing(folder, listing, keep)
     model = workspace.build()
     with trace.phase("rules"):
         results = run_rules(model, settings)

@@ -38,9 +38,24 @@ def is_skill_filename(name: str) -> bool:
     return name.lower() == "skill.md"
 
 
+class _Keeping(tuple[str, ...]):
+    """Exclude patterns with the paths a walk keeps all the same (see kept_from_exclusion)."""
+
+    keep: tuple[str, ...] = ()
+
+    def __new__(cls, patterns: tuple[str, ...], keep: tuple[str, ...]) -> _Keeping:
+        made = super().__new__(cls, patterns)
+        made.keep = keep
+        return made
+
+
 def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
     if not patterns:
         return False
+    if isinstance(patterns, _Keeping):
+        text = str(path)
+        if any(within(text, kept) or within(kept, text) for kept in patterns.keep):
+            return False  # a kept path, or a directory on the way to one
     try:
         relative = path.relative_to(folder).as_posix()
     except ValueError:
@@ -52,6 +67,28 @@ def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
         if fnmatch.fnmatch(relative, pattern + "/*") or relative.startswith(pattern + "/"):
             return True
     return False
+
+
+def kept_from_exclusion(folder: Path, patterns: tuple[str, ...], named: list[Path]) -> tuple[str, ...]:
+    """The excluded parts of folder that hold files named explicitly (on the command line, open in the
+    editor): the top-most excluded directory above each (or the file itself when only a file pattern
+    covers it). A walk keeps them, so a file named is checked with the roots and agents around it, as
+    ruff checks a file named on its command line."""
+    if not patterns:
+        return ()
+    kept: set[str] = set()
+    for path in named:
+        if not within(path, folder) or path == folder:
+            continue
+        top: Path | None = None
+        current = path
+        while current != folder and within(current, folder):
+            if excluded(current, folder, patterns):
+                top = current
+            current = current.parent
+        if top is not None:
+            kept.add(str(top))
+    return tuple(sorted(kept))
 
 
 def within(path: PurePath | str, folder: PurePath | str) -> bool:
@@ -180,15 +217,18 @@ class _Claims:
 
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
-         meanwhile: Callable[[], object] | None = None) -> Listing:
+         meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = ()) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
     With helpers, up to that many forked processes share a large tree's walk with this one (on
     Linux: a fork shares the walk's state as it is). A walk that entered a directory through a
     symlink, or lost a process, is done again alone: which of two ways into one directory is kept
     depends on the walk's order. `meanwhile` is called once the helpers are forked, before this
-    process goes on with its (then smaller) share; a walk that does not fork never calls it.
+    process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
+    (kept_from_exclusion's) are excluded paths walked all the same.
     """
+    if keep:
+        exclude = _Keeping(exclude, keep)
     walker = _Walker(folder, exclude, helpers, meanwhile)
     try:
         walker.run()

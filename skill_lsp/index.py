@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
-from .discovery import Listing, is_skill_filename, split_skill_text, split_text, walk, within
+from .discovery import Listing, is_skill_filename, kept_from_exclusion, split_skill_text, split_text, walk, within
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue, parse_python
@@ -464,6 +464,9 @@ class Workspace:
         self.overlays: dict[Path, str] = {}
         self._cache: dict[Path, _Parsed] = {}
         self._listings: dict[Path, Listing] = {}
+        self._kept: dict[Path, tuple[str, ...]] = {}  # the excluded paths each listing walked all the same
+        # files named explicitly (check's command line): checked even in an excluded folder, like open ones
+        self.named: list[Path] = []
         self._disk_texts: dict[Path, tuple[tuple[int, int], str]] = {}
         self.model: Model | None = None
         # processes a walk may fork (check: one per core but one; never the threaded server)
@@ -480,15 +483,22 @@ class Workspace:
         self._listings.clear()
 
     def _listing(self, folder: Path) -> Listing:
-        if folder not in self._listings:
-            exclude = walk_exclude(folder, self.settings)
+        exclude = walk_exclude(folder, self.settings)
+        # an open file in an excluded folder is checked with the roots and agents around it: its
+        # excluded subtree is walked too (and walked again when that changes)
+        named = [*self.named, *self.overlays]
+        keep = kept_from_exclusion(folder, exclude, named) if exclude and named else ()
+        if folder not in self._listings or self._kept.get(folder, ()) != keep:
             with phase("walk"):
-                self._listings[folder] = walk(folder, exclude, self.walk_helpers)
+                self._listings[folder] = walk(folder, exclude, self.walk_helpers, keep=keep)
+            self._kept[folder] = keep
         return self._listings[folder]
 
-    def adopt_listing(self, folder: Path, listing: Listing) -> None:
-        """A walk of folder done before this workspace was made (check walks while it imports)."""
+    def adopt_listing(self, folder: Path, listing: Listing, keep: tuple[str, ...] = ()) -> None:
+        """A walk of folder done before this workspace was made (check walks while it imports), with
+        the excluded paths it walked all the same."""
         self._listings[Path(os.path.abspath(folder))] = listing
+        self._kept[Path(os.path.abspath(folder))] = keep
 
     def text_of(self, path: Path) -> str:
         """Raises OSError / FileTooLarge when the file cannot be read."""

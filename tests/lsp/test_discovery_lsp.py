@@ -7,11 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from ..helpers import skill_md, write_files
-from .conftest import codes, diagnostics_for, open_document, uri
+from .conftest import PROFILES, SERVER, codes, diagnostics_for, initialize_params, open_document, uri, wait_for_index
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REAL = "skills/pdf-tools/SKILL.md"
@@ -58,3 +59,28 @@ async def test_marketplace_plugin_skills_are_claude_code_skills(client: Language
     glossary = await diagnostics_for(client, workspace / "market/plugins/docs-kit/custom/glossary/SKILL.md",
                                      lambda items: bool(items))
     assert codes(glossary) == ["SK108"]  # a root plugin.json names: not SK302
+
+
+@pytest.fixture
+def excluded_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "excluded"
+    shutil.copytree(FIXTURES / "excluded-folder", root)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
+async def excluded_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, excluded_workspace: Path):
+    await lsp_client.initialize_session(initialize_params(request.param, excluded_workspace))
+    await wait_for_index(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_an_open_file_in_an_excluded_folder_is_checked_with_its_roots(excluded_client: LanguageClient,
+                                                                            excluded_workspace: Path) -> None:
+    agent = excluded_workspace / "legacy/.agentdeck/agents/desk/agent.py"
+    open_document(excluded_client, agent)
+    items = await diagnostics_for(excluded_client, agent, lambda items: bool(items))
+    # only the name no skill has: 'quote-fare' is found under the excluded folder's own root
+    assert codes(items) == ["AD101"]
+    assert "unknown skill 'quote-fares'" in items[0].message
