@@ -722,6 +722,8 @@ class _Builder:
         self.model = model
         self.directories = directories
         self.plugin_names: dict[Path, str] = {}
+        # skill directories a plugin names one by one -> the root (with that plugin's prefix) they belong to
+        self.listed_skills: dict[str, Root] = {}
         self.tables: dict[tuple[Path, ...], SkillTable] = {}
         self.members: dict[str, list[DeckEntry]] = {}
         self.inline: dict[int, list[DeckEntry]] = {}
@@ -914,6 +916,8 @@ class _Builder:
                 if (path.parent / "SKILL.md") in known_paths:
                     continue  # a stray lowercase copy beside the real file
             owner = roots_by_text.get(root_text)
+            if self.listed_skills and owner is not None and owner.origin == "plugin":
+                owner = self.listed_skills.get(split_text(text)[0], owner)
             if aliased:
                 owner = self.best_root(owner, root_text, text, aliased)
             prefix = folder_prefixes.get(folder)
@@ -972,7 +976,7 @@ class _Builder:
         marketplace entry; a string or a list of paths) names more skill directories, or directories
         of them; the default `skills/` stays (Claude Code 2.1.136: a `skills` entry no longer hides it)."""
         marketplaces = [directory for directory in self.directories if directory.endswith(os.sep + ".claude-plugin")]
-        plugins: dict[Path, list[object]] = {}
+        plugins: dict[Path, list[tuple[str | None, object]]] = {}
         for directory in sorted(marketplaces):
             base = Path(directory).parent
             data = _json_object(Path(directory) / "marketplace.json", self.consulted)
@@ -993,36 +997,45 @@ class _Builder:
                 if not within(plugin_dir, base) or not self.exists(plugin_dir):
                     continue
                 name = entry.get("name")
-                if plugin_dir not in self.plugin_names and not self.plugin_manifest(plugin_dir).get("name"):
-                    if isinstance(name, str) and name.strip():
-                        self.plugin_names[plugin_dir] = name.strip()
-                plugins.setdefault(plugin_dir, []).append(entry.get("skills"))
+                named = name.strip() if isinstance(name, str) and name.strip() else None
+                if plugin_dir not in self.plugin_names and not self.plugin_manifest(plugin_dir).get("name") and named:
+                    self.plugin_names[plugin_dir] = named
+                # several entries may share a source (anthropics/skills: "./" twice, each naming its skills)
+                plugins.setdefault(plugin_dir, []).append((named, entry.get("skills")))
         for directory in self.directories:
             if directory.endswith(os.sep + ".claude-plugin"):
                 plugins.setdefault(Path(directory).parent, [])
         for plugin_dir, listed in sorted(plugins.items()):
             manifest = self.plugin_manifest(plugin_dir)
-            paths: list[str] = []
-            for value in [manifest.get("skills"), *listed]:
-                if isinstance(value, str):
-                    paths.append(value)
-                elif isinstance(value, list):
-                    paths += [item for item in value if isinstance(item, str)]
-            if not paths and not (manifest or listed):
+            if not (manifest or listed):
                 continue  # a .claude-plugin directory with neither file: the convention below decides
-            prefix = self.plugin_name(plugin_dir) + ":"
+            own = self.plugin_name(plugin_dir)
+            # (the plugin's name, a path it names): the manifest's under the plugin's own name, an
+            # entry's under the entry's
+            paths: list[tuple[str, str]] = []
+            for name, value in [(own, manifest.get("skills")), *listed]:
+                values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+                paths += [(name or own, item) for item in values if isinstance(item, str)]
             default = plugin_dir / "skills"
             if self.exists(default):
-                self.add_root(Root(default, Profile.CLAUDE, "plugin", prefix))
-            for written in paths:
+                self.add_root(Root(default, Profile.CLAUDE, "plugin", own + ":"))
+            for name, written in paths:
+                prefix = name + ":"
                 target = Path(os.path.normpath(plugin_dir / written))
                 if not within(target, plugin_dir) or not self.exists(target):
                     continue  # outside the plugin, or a file: Claude Code reports it and loads nothing
                 self.consulted.add(str(target / "SKILL.md"))
                 # a skill directory itself ("./skills/xlsx", or "./" for a plugin that is one skill), or a
                 # directory of them ("./custom")
-                root = target.parent if (target / "SKILL.md").is_file() else target
-                self.add_root(Root(root, Profile.CLAUDE, "plugin", prefix))
+                if (target / "SKILL.md").is_file():
+                    # a skill directory named by one plugin, in a directory other plugins' skills may
+                    # share (anthropics/skills: two marketplace entries over one skills/): its name
+                    # takes this plugin's prefix, whatever the root's
+                    root = Root(target.parent, Profile.CLAUDE, "plugin", prefix)
+                    self.listed_skills.setdefault(str(target), root)
+                    self.add_root(root)
+                else:
+                    self.add_root(Root(target, Profile.CLAUDE, "plugin", prefix))
 
     def fill(self, registry: Registry) -> None:
         """Add the skills of the registry's roots; registries over the same roots share one table."""

@@ -40,7 +40,8 @@ T = TypeVar("T")
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
 
-WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*")
+WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/marketplace.json",
+            "**/skills/*")
 
 
 def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:

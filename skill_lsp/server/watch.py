@@ -50,7 +50,7 @@ def relevant(path: str) -> bool:
     name = os.path.basename(path)
     if any(part in SKIP_DIRS for part in Path(path).parts):
         return False
-    return is_skill_filename(name) or name.endswith(".py") or name in ("pyproject.toml", "plugin.json") or "." not in name
+    return is_skill_filename(name) or name.endswith(".py") or name in ("pyproject.toml", "plugin.json", "marketplace.json") or "." not in name
 
 
 class _Handler(FileSystemEventHandler):
