@@ -1002,9 +1002,8 @@ class _Builder:
                     self.plugin_names[plugin_dir] = named
                 # several entries may share a source (anthropics/skills: "./" twice, each naming its skills)
                 plugins.setdefault(plugin_dir, []).append((named, entry.get("skills")))
-        for directory in self.directories:
-            if directory.endswith(os.sep + ".claude-plugin"):
-                plugins.setdefault(Path(directory).parent, [])
+        for directory in marketplaces:  # every .claude-plugin directory: a plugin.json may be in it
+            plugins.setdefault(Path(directory).parent, [])
         for plugin_dir, listed in sorted(plugins.items()):
             manifest = self.plugin_manifest(plugin_dir)
             if not (manifest or listed):
