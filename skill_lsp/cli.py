@@ -62,7 +62,9 @@ def _selected(path: Path, only: set[Path] | None) -> bool:
 def _real_in(path: Path, cwd: Path) -> Path:
     """path with its symlinks resolved when that leads to a place under cwd (`.agents/skills` ->
     `skills`): the analysis reports each file on its real path, once; a link out of cwd stays as given."""
-    real, real_cwd = os.path.realpath(path), os.path.realpath(cwd)
+    # a directory's links all the way; a file's only above it (the walk lists a symlinked file on its own path)
+    real = os.path.realpath(path) if path.is_dir() else os.path.join(os.path.realpath(path.parent), path.name)
+    real_cwd = os.path.realpath(cwd)
     if real == os.path.normpath(str(path)) or not (real == real_cwd or real.startswith(real_cwd.rstrip(os.sep) + os.sep)):
         return path
     return Path(os.path.join(cwd, os.path.relpath(real, real_cwd))) if real != real_cwd else cwd

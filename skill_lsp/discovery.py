@@ -174,7 +174,8 @@ def real_path_in(path: Path, folders: list[Path]) -> Path:
     for folder in folders:
         if not within(text, folder):
             continue
-        real = os.path.realpath(text)
+        # the directories' links only: the walk lists a symlinked file on its own path
+        real = os.path.join(os.path.realpath(os.path.dirname(text)), os.path.basename(text))
         if real == text:
             return path
         real_folder = os.path.realpath(folder)
