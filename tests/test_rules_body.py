@@ -203,3 +203,33 @@ def test_paths_outside_links_are_found_as_when_every_line_is_searched(line):
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(skillfile, "_outside", lambda line, taken: line)  # search the whole line
         assert found() == quick
+
+
+# -- SK204: what is not a machine path, and shell blocks -------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    "Mount it: `--mount type=volume,target=/home/vscode/.cargo,type=volume`.",
+    "The runner checks out into /home/runner/work/repo.",
+    "Open file:///tmp/report.html in a browser.",
+    "Never hard-code `/Users/alice/projects/x`; use a relative path.",
+    "Avoid paths like C:\\Users\\bob\\notes.txt in skills.",
+    "Replace /Users/name/projects with your checkout.",
+    "```python\nopen('/Users/bob/example.txt')\n```",
+    "```bash\n# don't do this: cat /Users/alice/notes.md\n```",
+])
+def test_sk204_not_on_container_paths_uris_counter_examples_or_other_code(check_skill, body):
+    assert "SK204" not in codes(check_skill(skill_md(body=body + "\n")))
+
+
+@pytest.mark.parametrize(("fence", "line"), [("bash", "cat /home/alice/notes.md"), ("sh", "cp x /Users/bob/tmp/"),
+                                             ("shell", "ls /home/alice/"), ("!", "cat /home/alice/notes.md")])
+def test_sk204_in_a_shell_block_the_agent_runs(check_skill, fence, line):
+    finding = one(check_skill(skill_md(body=f"```{fence}\n{line}\n```\n")), "SK204")
+    column = line.index("/") + 1
+    assert where(finding)[:2] == (BODY_LINE + 1, column)
+
+
+def test_sk204_span_stops_at_an_option_separator(check_skill):
+    finding = one(check_skill(skill_md(body="Copy with `rsync -a /Users/alice/data,archive` first.\n")), "SK204")
+    assert finding["message"].startswith("'/Users/alice/data' is")
