@@ -483,12 +483,15 @@ class Workspace:
         self._listings.clear()
 
     def _listing(self, folder: Path) -> Listing:
+        cached = self._listings.get(folder)
+        named = [*self.named, *self.overlays]
+        if cached is not None and not named and not self._kept.get(folder):
+            return cached
         exclude = walk_exclude(folder, self.settings)
         # an open file in an excluded folder is checked with the roots and agents around it: its
         # excluded subtree is walked too (and walked again when that changes)
-        named = [*self.named, *self.overlays]
         keep = kept_from_exclusion(folder, exclude, named) if exclude and named else ()
-        if folder not in self._listings or self._kept.get(folder, ()) != keep:
+        if cached is None or self._kept.get(folder, ()) != keep:
             with phase("walk"):
                 self._listings[folder] = walk(folder, exclude, self.walk_helpers, keep=keep)
             self._kept[folder] = keep
