@@ -233,3 +233,43 @@ def test_sk204_in_a_shell_block_the_agent_runs(check_skill, fence, line):
 def test_sk204_span_stops_at_an_option_separator(check_skill):
     finding = one(check_skill(skill_md(body="Copy with `rsync -a /Users/alice/data,archive` first.\n")), "SK204")
     assert finding["message"].startswith("'/Users/alice/data' is")
+
+
+# -- SK202: prose and examples are not references; the skill's own files are --------------------
+
+
+@pytest.mark.parametrize("body", [
+    "- **Example**: `scripts/rotate_pdf.py` for PDF rotation tasks",
+    "- **Examples**: `references/finance.md` for schemas, `assets/logo.png` for brand assets",
+    "2. A `scripts/rotate_pdf.py` script would be helpful to store in the skill",
+    "It loads references/examples when needed; pointers to references/examples/scripts.",
+    "Capture links to assets/code and add a references/citations section.",
+    "Link with `[text](references/filename.md)` so the model can fetch it.",
+    "Move detailed content to references/:\n- Detailed patterns → `references/patterns.md`",
+    "- [Deployment Runbook](internal-wiki/deployment-runbook)",
+])
+def test_sk202_not_on_examples_words_or_shown_syntax(check_skill, body):
+    assert "SK202" not in codes(check_skill(skill_md(body=body + "\n")))
+
+
+@pytest.mark.parametrize("body", [
+    "See `references/tone.md` for the voice.",
+    "**Reference:** See `assets/test-workflow.yml`",
+    "Read [the guide](references/guide.md).",
+    "- `scripts/onboard.py` — main orchestrator",
+    "Open ${CLAUDE_SKILL_DIR}/jobs/scan.md first.",
+    "Open {baseDir}/references/style.md first.",
+    "```bash\npython ${CLAUDE_SKILL_DIR}/scripts/run.py\n```",
+])
+def test_sk202_on_references_to_the_skills_own_files(check_skill, body):
+    assert codes(check_skill(skill_md(body=body + "\n"))) == ["SK202"]
+
+
+def test_sk202_a_path_of_a_sibling_skill_or_of_the_project_is_found(check_skill, project):
+    project.write({".agentdeck/skills/catalog/references/model-catalog.md": "# Models\n",
+                   "scripts/validate.py": "print(1)\n"})
+    body = ("The list lives in `catalog`'s `references/model-catalog.md`.\n"
+            "Validate with `uv run scripts/validate.py`.\n")
+    assert check_skill(skill_md(body=body)) == []
+    # a link is the skill's own: resolved against its directory only
+    assert codes(check_skill(skill_md(body="Read [it](scripts/validate.py).\n"))) == ["SK202"]
