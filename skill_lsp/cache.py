@@ -108,7 +108,8 @@ def analysis_context(job: SkillJob, config: Config) -> Context:
     resolved against: its profile, its root's place and prefix, its file name, whether it lies outside
     the workspace, and its configuration. check's cache, its early analyses and the server compare it."""
     root = job.root
-    return (job.profile, root.path if root else None, root.prefix if root else "", job.misnamed, job.external, config)
+    return (job.profile, root.path if root else None, root.prefix if root else "", root.also if root else (),
+            job.misnamed, job.external, config)
 
 
 def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tuple[SkillFacts, list[Finding], Deps] | str:

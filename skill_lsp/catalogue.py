@@ -231,7 +231,6 @@ RULES: tuple[Rule, ...] = (
         "prose or on a command line (`scripts/run.sh $0`) is taken as meant. Write `${1}` (shell) or `$(1)` (awk), "
         "and amounts as \"2.5M USD\".",
         "Revenue grew to $2.5M.   # Claude Code reads '<third argument>.5M' when invoked with three arguments",
-        by_profile={Profile.AGENTDECK: None, Profile.SPEC: None},
     ),
     Rule(
         "SK206", "unknown-tool", W, "A tool in `allowed-tools` that is a near miss of a Claude Code tool.",
@@ -242,7 +241,6 @@ RULES: tuple[Rule, ...] = (
         "plugin's, an MCP server's (`mcp__server__tool`) or a newer release's tool. The list lives in "
         "`skill_lsp/claude_tools.py`. Patterns such as `Bash(git status:*)` are checked by their tool name.",
         "allowed-tools: Read, Grep, bash(git:*)   # 'Bash'",
-        by_profile={Profile.AGENTDECK: None, Profile.SPEC: None},
     ),
     Rule(
         "SK301", "duplicate-name", E, "The same skill name is found under two roots of one registry.",

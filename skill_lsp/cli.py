@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from . import __version__, forks, trace
 from .catalogue import RULES, Rule, lookup
 from .config import Config, walk_exclude
-from .discovery import Listing, walk
+from .discovery import Listing, kept_from_exclusion, walk, within
 from .fixing import Plan, applicable, apply_plan, plan_diff, plan_fixes
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
@@ -51,6 +51,34 @@ def _validate_codes(codes: tuple[str, ...], flag: str) -> None:
             raise UsageError(f"{flag}: unknown rule '{code}' (see `skill-lsp rules`)")
 
 
+def _linked_into(project: Path, directory: Path) -> bool:
+    """Whether one of the project's conventional skill roots is a symlink into (or onto) directory."""
+    real = os.path.realpath(directory)
+    for parent in (".claude", ".agents", ".github", ".agentdeck"):
+        root = project / parent / "skills"
+        if root.is_symlink():
+            target = os.path.realpath(root)
+            if within(target, real) or within(real, target):
+                return True
+    return False
+
+
+def _selected(path: Path, only: set[Path] | None) -> bool:
+    """Whether a file is reported: everything, or the files and directories named."""
+    return only is None or path in only or any(within(path, named) for named in only)
+
+
+def _real_in(path: Path, cwd: Path) -> Path:
+    """path with its symlinks resolved when that leads to a place under cwd (`.agents/skills` ->
+    `skills`): the analysis reports each file on its real path, once; a link out of cwd stays as given."""
+    # a directory's links all the way; a file's only above it (the walk lists a symlinked file on its own path)
+    real = os.path.realpath(path) if path.is_dir() else os.path.join(os.path.realpath(path.parent), path.name)
+    real_cwd = os.path.realpath(cwd)
+    if real == os.path.normpath(str(path)) or not (real == real_cwd or real.startswith(real_cwd.rstrip(os.sep) + os.sep)):
+        return path
+    return Path(os.path.join(cwd, os.path.relpath(real, real_cwd))) if real != real_cwd else cwd
+
+
 def _project_folder(path: Path, cwd: Path) -> Path:
     """The folder to index for a single file.
 
@@ -82,16 +110,26 @@ def _project_root(start: Path) -> Path | None:
 
 
 def _workspaces(paths: list[str], cwd: Path) -> list[tuple[Path, set[Path] | None]]:
-    """One workspace folder per folder given; files restrict the report to themselves."""
+    """One workspace folder per folder given; files (and directories inside a project) restrict the report to themselves."""
     folders: dict[Path, set[Path] | None] = {}
     for raw in paths:
         path = Path(os.path.abspath(raw))
         if not path.exists():
             raise UsageError(f"{raw}: no such file or directory")
+        path = _real_in(path, cwd)
         if path.is_dir():
-            folders[path] = None
-            continue
-        folder = _project_folder(path, cwd)
+            # a directory that a conventional root of its project links to (`check skills` where
+            # .agents/skills -> ../skills) is checked as part of that project, whose links decide
+            # which runtimes see its skills; the report is restricted to it. Otherwise a directory is
+            # a workspace of its own.
+            project = _project_root(path)
+            if project is None or project == path or not project.is_relative_to(cwd) or not _linked_into(project, path):
+                folders[path] = None
+                continue
+            path_folder = project
+        else:
+            path_folder = _project_folder(path, cwd)
+        folder = path_folder
         if folder in folders and folders[folder] is None:
             continue
         folders.setdefault(folder, set())
@@ -208,18 +246,22 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
     checked = Checked([], [], 0, 0)
     cwd = Path(os.getcwd())
     for folder, only in workspaces:
-        outcome = cached_outcome(location, [folder], settings) if location is not None else None
+        # a file named in an excluded folder is checked all the same, with its excluded subtree indexed
+        # (as ruff checks a file named explicitly); such a run is not cached: it is not the folder's
+        keep = kept_from_exclusion(folder, walk_exclude(folder, settings), sorted(only)) if only else ()
+        here = location if not keep else None
+        outcome = cached_outcome(here, [folder], settings) if here is not None else None
         if outcome is None:
-            outcome = _analyse([folder], settings, location, progress)
+            outcome = _analyse([folder], settings, here, progress, keep, sorted(only) if keep and only else [])
         checked.skills += outcome.skills
         checked.agents += outcome.agents
         findings = []
         for path, items in outcome.results.items():
-            if only is None or path in only:
+            if _selected(path, only):
                 findings += items if folder == cwd else [_rebased(finding, folder, cwd) for finding in items]
         checked.by_workspace.append((folder, only, findings))
         for path, reason in outcome.unreadable.items():
-            if only is None or path in only:
+            if _selected(path, only):
                 checked.unreadable.append(f"{display_path(path, cwd)}: {reason}")
     return checked
 
@@ -310,7 +352,8 @@ def fix_note(findings: list[Finding], fixed: int, fixing: bool, unsafe: bool) ->
     return " ".join(parts)
 
 
-def _analyse(folders: list[Path], settings: Config, location: Path | None, progress: Progress | None = None) -> Outcome:
+def _analyse(folders: list[Path], settings: Config, location: Path | None, progress: Progress | None = None,
+             keep: tuple[str, ...] = (), named: list[Path] | None = None) -> Outcome:
     """A full run over folders. The analysers are imported only now (a run that reuses its outcome
     never needs them), and while the helpers of a shared walk walk the tree."""
     listings: dict[Path, Listing] = {}
@@ -320,13 +363,15 @@ def _analyse(folders: list[Path], settings: Config, location: Path | None, progr
     for folder in folders:
         absolute = Path(os.path.abspath(folder))
         with trace.phase("walk"):
-            listings[absolute] = walk(absolute, walk_exclude(absolute, settings), helpers, meanwhile=_import_analysers)
+            listings[absolute] = walk(absolute, walk_exclude(absolute, settings), helpers, meanwhile=_import_analysers,
+                                      keep=keep)
     from .cache import CachedWorkspace
     from .rules import run_rules
 
     workspace = CachedWorkspace(folders, settings, location)
+    workspace.named = named or []
     for folder, listing in listings.items():
-        workspace.adopt_listing(folder, listing)
+        workspace.adopt_listing(folder, listing, keep)
     if progress is not None:
         progress.phase(f"reading {sum(len(listing.skill_files) + len(listing.python_files) for listing in listings.values()):,} files")
     model = workspace.build()

@@ -42,15 +42,33 @@ class Listing:
     directories: set[str] = field(default_factory=set)
     # directories that could not be listed, and why (the CLI prints them)
     unreadable: dict[Path, str] = field(default_factory=dict)
+    # symlinked directories inside the folder -> the directory they lead to, as a path in the folder
+    # (`.agents/skills` -> `skills`); the files above are listed once, on that real path
+    aliases: dict[Path, Path] = field(default_factory=dict)
 
 
 def is_skill_filename(name: str) -> bool:
     return name.lower() == "skill.md"
 
 
+class _Keeping(tuple[str, ...]):
+    """Exclude patterns with the paths a walk keeps all the same (see kept_from_exclusion)."""
+
+    keep: tuple[str, ...] = ()
+
+    def __new__(cls, patterns: tuple[str, ...], keep: tuple[str, ...]) -> _Keeping:
+        made = super().__new__(cls, patterns)
+        made.keep = keep
+        return made
+
+
 def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
     if not patterns:
         return False
+    if isinstance(patterns, _Keeping):
+        text = str(path)
+        if any(within(text, kept) or within(kept, text) for kept in patterns.keep):
+            return False  # a kept path, or a directory on the way to one
     try:
         relative = path.relative_to(folder).as_posix()
     except ValueError:
@@ -62,6 +80,28 @@ def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
         if fnmatch.fnmatch(relative, pattern + "/*") or relative.startswith(pattern + "/"):
             return True
     return False
+
+
+def kept_from_exclusion(folder: Path, patterns: tuple[str, ...], named: list[Path]) -> tuple[str, ...]:
+    """The excluded parts of folder that hold files named explicitly (on the command line, open in the
+    editor): the top-most excluded directory above each (or the file itself when only a file pattern
+    covers it). A walk keeps them, so a file named is checked with the roots and agents around it, as
+    ruff checks a file named on its command line."""
+    if not patterns:
+        return ()
+    kept: set[str] = set()
+    for path in named:
+        if not within(path, folder) or path == folder:
+            continue
+        top: Path | None = None
+        current = path
+        while current != folder and within(current, folder):
+            if excluded(current, folder, patterns):
+                top = current
+            current = current.parent
+        if top is not None:
+            kept.add(str(top))
+    return tuple(sorted(kept))
 
 
 def within(path: PurePath | str, folder: PurePath | str) -> bool:
@@ -139,6 +179,24 @@ def _path_order(path: str) -> str:
     return path.replace(os.sep, "\0")
 
 
+def real_path_in(path: Path, folders: list[Path]) -> Path:
+    """path as a walk of folders lists it: a path through a symlinked directory of a folder that leads
+    elsewhere in the same folder (`.agents/skills/pdf/SKILL.md`, `.agents/skills -> ../skills`) is the
+    real one (`skills/pdf/SKILL.md`); any other path is itself (a link out of the folder is never followed)."""
+    text = str(path)
+    for folder in folders:
+        if not within(text, folder):
+            continue
+        # the directories' links only: the walk lists a symlinked file on its own path
+        real = os.path.join(os.path.realpath(os.path.dirname(text)), os.path.basename(text))
+        if real == text:
+            return path
+        real_folder = os.path.realpath(folder)
+        if within(real, real_folder):
+            return Path(os.path.join(folder, os.path.relpath(real, real_folder))) if real != real_folder else folder
+    return path
+
+
 def inside_workspace(path: Path, folders: list[Path]) -> bool:
     """path lies in one of folders once symlinks are resolved: where a quick fix may create or rename."""
     real = Path(os.path.realpath(path))
@@ -173,15 +231,18 @@ class _Claims:
 
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
-         meanwhile: Callable[[], object] | None = None) -> Listing:
+         meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = ()) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
     With helpers, up to that many forked processes share a large tree's walk with this one (on
     Linux: a fork shares the walk's state as it is). A walk that entered a directory through a
     symlink, or lost a process, is done again alone: which of two ways into one directory is kept
     depends on the walk's order. `meanwhile` is called once the helpers are forked, before this
-    process goes on with its (then smaller) share; a walk that does not fork never calls it.
+    process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
+    (kept_from_exclusion's) are excluded paths walked all the same.
     """
+    if keep:
+        exclude = _Keeping(exclude, keep)
     walker = _Walker(folder, exclude, helpers, meanwhile)
     try:
         walker.run()
@@ -191,7 +252,8 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     if shared and (walker.found.linked or not walker.complete):
         walker = _Walker(folder, exclude, 0)
         walker.run()
-    return walker.found.listing(unique=shared, made=walker.made)
+    root = str(folder)
+    return walker.found.listing(unique=shared, made=walker.made, folder=root, real_root=os.path.realpath(root))
 
 
 class _Found:
@@ -205,6 +267,9 @@ class _Found:
         self.directories: list[str] = []
         self.unreadable: dict[str, str] = {}
         self.linked = False  # a directory was entered through a symlink
+        # each symlink to a directory in the workspace -> its real path (seen even when the directory
+        # it leads to is walked by its own name instead)
+        self.aliases: dict[str, str] = {}
 
     def merge(self, other: _Found) -> None:
         self.skill_files += other.skill_files
@@ -213,16 +278,44 @@ class _Found:
         self.directories += other.directories
         self.unreadable.update(other.unreadable)
         self.linked = self.linked or other.linked
+        self.aliases.update(other.aliases)
 
-    def listing(self, unique: bool, made: dict[str, Path] | None = None) -> Listing:
-        """The listing, each file's Path taken from made where it was made already."""
+    def listing(self, unique: bool, made: dict[str, Path] | None = None, folder: str = "", real_root: str = "") -> Listing:
+        """The listing, each file's Path taken from made where it was made already; a file reached
+        through a symlinked directory is listed on its real path (as a path in the folder), once."""
         known = made or {}
+        aliases: dict[str, str] = {}
+        for alias, target in self.aliases.items():
+            aliases[alias] = folder + target[len(real_root):] if target != real_root else folder
+        real = _real_path(aliases) if aliases else None
 
         def ordered(paths: list[str]) -> list[Path]:
-            return [known.get(path) or path_of(path) for path in sorted(set(paths) if unique else paths, key=_path_order)]
+            if real is not None:
+                paths = [real(path) for path in paths]
+            unique_paths = set(paths) if unique or real is not None else paths
+            return [known.get(path) or path_of(path) for path in sorted(unique_paths, key=_path_order)]
 
         return Listing(ordered(self.skill_files), ordered(self.python_files), ordered(self.pyprojects),
-                       set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()})
+                       set(self.directories), {Path(path): reason for path, reason in self.unreadable.items()},
+                       {Path(alias): Path(target) for alias, target in aliases.items()})
+
+
+def _real_path(aliases: dict[str, str]) -> Callable[[str], str]:
+    """A path's text with its longest symlinked-directory prefix replaced by where the link leads
+    (repeatedly: a link's target may itself be reached through another link's path)."""
+    prefixes = sorted(aliases, key=len, reverse=True)
+
+    def real(path: str) -> str:
+        for _ in range(len(prefixes) + 1):
+            for alias in prefixes:
+                if path.startswith(alias) and path[len(alias) : len(alias) + 1] == os.sep:
+                    path = aliases[alias] + path[len(alias) :]
+                    break
+            else:
+                return path
+        return path
+
+    return real
 
 
 @dataclass
@@ -368,6 +461,7 @@ class _Walker:
                             if name in SKIP_DIRS or (exclude and excluded(Path(entry.path), folder, exclude)):
                                 continue
                             found.linked = True
+                            found.aliases[entry.path] = target
                             subdirectories.append((entry.path, target, alone))
                             continue
                     if not entry.is_file():

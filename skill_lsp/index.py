@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from .codefiles import is_code_path, parse_code
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
-from .discovery import Listing, is_skill_filename, split_skill_text, split_text, walk, within
+from .discovery import Listing, is_skill_filename, kept_from_exclusion, split_skill_text, split_text, walk, within
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue
@@ -34,6 +34,9 @@ class Root:
     profile: Profile
     origin: str  # agentdeck | deck | claude | plugin | user | spec | collection | config
     prefix: str = ""
+    # the origins of the other roots that see this root's skills through a symlinked directory
+    # (`.claude/skills -> ../skills`): their runtimes load the skills too
+    also: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return f"{self.path} ({self.origin})"
@@ -174,9 +177,15 @@ class SkillEntry:
 
     @property
     def runtimes(self) -> tuple[Runtime, ...]:
-        """The runtimes that discover this skill, by its root (runtimes.discovering)."""
+        """The runtimes that discover this skill, by its root (runtimes.discovering), and by the roots that
+        see it through a link (Root.also)."""
         root = self.root
-        return discovering(root.origin if root else None, root.path if root else None, self.profile)
+        found = discovering(root.origin if root else None, root.path if root else None, self.profile)
+        if root is None or not root.also:
+            return found
+        for origin in root.also:
+            found += discovering(origin, None, self.profile)
+        return tuple({each.key: each for each in found}.values())
 
     @property
     def name(self) -> str | None:
@@ -392,6 +401,11 @@ class Model:
     # skill key -> agents / options that list it (with the listing's span)
     listings: dict[str, list[tuple[Path, Span, Owner]]] = field(default_factory=dict)
     project_registries: dict[Path, Registry] = field(default_factory=dict)
+    # symlinked directories in the folders -> the directories they lead to (.agents/skills -> skills)
+    aliases: dict[Path, Path] = field(default_factory=dict)
+    # a real root or skill directory -> the roots that see it through such a link, each with the
+    # runtime its place says (.claude/skills -> skills: Claude Code reads the skills of skills/ too)
+    alias_roots: dict[Path, list[Root]] = field(default_factory=dict)
     # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
     _config_dirs: dict[str, Path | None] = field(default_factory=dict, repr=False)
     _config_files: dict[str, Path] | None = field(default=None, repr=False)
@@ -527,6 +541,9 @@ class Workspace:
         self.overlays: dict[Path, str] = {}
         self._cache: dict[Path, _Parsed] = {}
         self._listings: dict[Path, Listing] = {}
+        self._kept: dict[Path, tuple[str, ...]] = {}  # the excluded paths each listing walked all the same
+        # files named explicitly (check's command line): checked even in an excluded folder, like open ones
+        self.named: list[Path] = []
         self._disk_texts: dict[Path, tuple[tuple[int, int], str]] = {}
         self.model: Model | None = None
         # processes a walk may fork (check: one per core but one; never the threaded server)
@@ -543,15 +560,25 @@ class Workspace:
         self._listings.clear()
 
     def _listing(self, folder: Path) -> Listing:
-        if folder not in self._listings:
-            exclude = walk_exclude(folder, self.settings)
+        cached = self._listings.get(folder)
+        named = [*self.named, *self.overlays]
+        if cached is not None and not named and not self._kept.get(folder):
+            return cached
+        exclude = walk_exclude(folder, self.settings)
+        # an open file in an excluded folder is checked with the roots and agents around it: its
+        # excluded subtree is walked too (and walked again when that changes)
+        keep = kept_from_exclusion(folder, exclude, named) if exclude and named else ()
+        if cached is None or self._kept.get(folder, ()) != keep:
             with phase("walk"):
-                self._listings[folder] = walk(folder, exclude, self.walk_helpers)
+                self._listings[folder] = walk(folder, exclude, self.walk_helpers, keep=keep)
+            self._kept[folder] = keep
         return self._listings[folder]
 
-    def adopt_listing(self, folder: Path, listing: Listing) -> None:
-        """A walk of folder done before this workspace was made (check walks while it imports)."""
+    def adopt_listing(self, folder: Path, listing: Listing, keep: tuple[str, ...] = ()) -> None:
+        """A walk of folder done before this workspace was made (check walks while it imports), with
+        the excluded paths it walked all the same."""
         self._listings[Path(os.path.abspath(folder))] = listing
+        self._kept[Path(os.path.abspath(folder))] = keep
 
     def text_of(self, path: Path) -> str:
         """Raises OSError / FileTooLarge when the file cannot be read."""
@@ -589,6 +616,7 @@ class Workspace:
             listing = self._listing(folder)
             directories |= listing.directories
             model.unreadable.update(listing.unreadable)
+            model.aliases.update(listing.aliases)
             for pyproject in listing.pyprojects:
                 loaded = load_pyproject(pyproject)
                 if loaded is not None:
@@ -638,7 +666,7 @@ class Workspace:
         """The jobs of the skills under roots that code is unlikely to claim (configured roots and the
         conventional .agentdeck, .claude, .agents and .github ones), placed as they will be unless a
         Deck or plugin in the Python files says otherwise: load_skills gets the final jobs to compare."""
-        builder = _Builder(self, Model(folders=model.folders, configs=model.configs), directories)
+        builder = _Builder(self, Model(folders=model.folders, configs=model.configs, aliases=model.aliases), directories)
         builder.base_roots(skill_paths)
         return [job for job in builder.make_jobs(skill_paths, [])
                 if job.root is not None and job.root.origin in ("config", "agentdeck", "claude", "spec")]
@@ -706,6 +734,23 @@ class Workspace:
 
 
 _ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
+# Which root a skill seen through several (symlinked) roots is checked under: the strictest loader's.
+_ALIAS_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "spec": 2, "plugin": 3, "claude": 3, "user": 3, "collection": 5}
+
+
+def _conventional_root(directory: Path) -> Root | None:
+    """The root a directory is by its place alone (.agentdeck/skills, .claude/skills, .agents/skills,
+    .github/skills), or None."""
+    if directory.name != "skills":
+        return None
+    parent = directory.parent.name
+    if parent == ".agentdeck":
+        return Root(directory, Profile.AGENTDECK, "agentdeck")
+    if parent == ".claude":
+        return Root(directory, Profile.CLAUDE, "claude")
+    if parent in (".agents", ".github"):
+        return Root(directory, Profile.SPEC, "spec")
+    return None
 
 
 def _json_object(path: Path, consulted: set[str]) -> dict[str, object]:
@@ -757,6 +802,8 @@ class _Builder:
         self.model = model
         self.directories = directories
         self.plugin_names: dict[Path, str] = {}
+        # skill directories a plugin names one by one -> the root (with that plugin's prefix) they belong to
+        self.listed_skills: dict[str, Root] = {}
         self.tables: dict[tuple[Path, ...], SkillTable] = {}
         self.members: dict[str, list[DeckEntry]] = {}
         self.inline: dict[int, list[DeckEntry]] = {}
@@ -890,14 +937,11 @@ class _Builder:
         for path in first_of_root.values():
             root_dir = path.parent.parent
             parent = root_dir.parent.name
-            if root_dir.name == "skills":
-                if parent == ".agentdeck":
-                    self.add_root(Root(root_dir, Profile.AGENTDECK, "agentdeck"))
-                elif parent == ".claude":
-                    self.add_root(Root(root_dir, Profile.CLAUDE, "claude"))
-                elif parent in (".agents", ".github"):
-                    self.add_root(Root(root_dir, Profile.SPEC, "spec"))
-                elif self.exists(root_dir.parent / ".claude-plugin"):
+            root = _conventional_root(root_dir)
+            if root is not None:
+                self.add_root(root)
+            elif root_dir.name == "skills":
+                if self.exists(root_dir.parent / ".claude-plugin"):
                     name = self.plugin_name(root_dir.parent)
                     self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
                 else:
@@ -907,6 +951,27 @@ class _Builder:
                 # its skills are installed by copying them into a runtime's root, so they are checked as
                 # a collection's, not reported as undiscovered
                 self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+
+        self.alias_roots()
+
+    def alias_roots(self) -> None:
+        """The roots that see skills through a symlinked directory: `.agents/skills -> ../skills` makes
+        skills/ a root of the runtime .agents/skills belongs to, and `.claude/skills/pdf -> ../../skills/pdf`
+        one skill of it. The skill is analysed once, on its real path, under the root whose runtime is
+        the strictest to satisfy (_ORIGIN_RANK); model.alias_roots keeps every root that sees it."""
+        model = self.model
+        for alias, real in sorted(model.aliases.items()):
+            root = _conventional_root(alias)
+            if root is not None:  # the link is a root: every skill of the directory it leads to
+                model.alias_roots.setdefault(real, []).append(root)
+                continue
+            root = _conventional_root(alias.parent)
+            if root is not None:  # the link is one skill directory of a root
+                model.alias_roots.setdefault(real, []).append(root)
+        for real, roots in model.alias_roots.items():
+            for root in roots:
+                self.add_root(root)
+            self.consulted.add(str(real))
 
     def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
         """Each SKILL.md placed: the root that owns it decides its profile."""
@@ -921,6 +986,7 @@ class _Builder:
         folder_prefixes = {folder: str(folder).rstrip(os.sep) + os.sep for folder in folders}
         all_prefixes = tuple(folder_prefixes.values())
         placed = list(zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True))
+        aliased = {str(real): roots for real, roots in model.alias_roots.items()}
         for path, folder in outside:
             text = str(path)
             root_text, _, _, name = split_skill_text(text)
@@ -934,10 +1000,27 @@ class _Builder:
                 if (path.parent / "SKILL.md") in known_paths:
                     continue  # a stray lowercase copy beside the real file
             owner = roots_by_text.get(root_text)
+            if self.listed_skills and owner is not None and owner.origin == "plugin":
+                owner = self.listed_skills.get(split_text(text)[0], owner)
+            if aliased:
+                owner = self.best_root(owner, root_text, text, aliased)
             prefix = folder_prefixes.get(folder)
             external = not (prefix is not None and text.startswith(prefix)) and not text.startswith(all_prefixes)
             jobs[text] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
         return list(jobs.values())
+
+    def best_root(self, owner: Root | None, root_text: str, text: str, aliased: dict[str, list[Root]]) -> Root | None:
+        """The root a skill is analysed under when links let other roots see it too: the one whose
+        runtime is the strictest (_ALIAS_RANK: a Deck's, then the spec's, then Claude Code's), so that
+        no runtime's refusal is hidden by another's leniency; the others' origins go with it (Root.also)."""
+        candidates = [self.model.roots.get(root.path, root) for root in
+                      (*aliased.get(root_text, ()), *aliased.get(split_text(text)[0], ()))]
+        if not candidates:
+            return owner
+        seeing = ([owner] if owner is not None else []) + candidates
+        best = min(seeing, key=lambda root: _ALIAS_RANK[root.origin])
+        also = tuple(sorted({root.origin for root in seeing if root is not best} - {best.origin}))
+        return Root(best.path, best.profile, best.origin, best.prefix, also) if also else best
 
     def list_skill_files(self, root: Path) -> list[tuple[Path, Path]]:
         found = []
@@ -977,7 +1060,7 @@ class _Builder:
         marketplace entry; a string or a list of paths) names more skill directories, or directories
         of them; the default `skills/` stays (Claude Code 2.1.136: a `skills` entry no longer hides it)."""
         marketplaces = [directory for directory in self.directories if directory.endswith(os.sep + ".claude-plugin")]
-        plugins: dict[Path, list[object]] = {}
+        plugins: dict[Path, list[tuple[str | None, object]]] = {}
         for directory in sorted(marketplaces):
             base = Path(directory).parent
             data = _json_object(Path(directory) / "marketplace.json", self.consulted)
@@ -998,36 +1081,44 @@ class _Builder:
                 if not within(plugin_dir, base) or not self.exists(plugin_dir):
                     continue
                 name = entry.get("name")
-                if plugin_dir not in self.plugin_names and not self.plugin_manifest(plugin_dir).get("name"):
-                    if isinstance(name, str) and name.strip():
-                        self.plugin_names[plugin_dir] = name.strip()
-                plugins.setdefault(plugin_dir, []).append(entry.get("skills"))
-        for directory in self.directories:
-            if directory.endswith(os.sep + ".claude-plugin"):
-                plugins.setdefault(Path(directory).parent, [])
+                named = name.strip() if isinstance(name, str) and name.strip() else None
+                if plugin_dir not in self.plugin_names and not self.plugin_manifest(plugin_dir).get("name") and named:
+                    self.plugin_names[plugin_dir] = named
+                # several entries may share a source (anthropics/skills: "./" twice, each naming its skills)
+                plugins.setdefault(plugin_dir, []).append((named, entry.get("skills")))
+        for directory in marketplaces:  # every .claude-plugin directory: a plugin.json may be in it
+            plugins.setdefault(Path(directory).parent, [])
         for plugin_dir, listed in sorted(plugins.items()):
             manifest = self.plugin_manifest(plugin_dir)
-            paths: list[str] = []
-            for value in [manifest.get("skills"), *listed]:
-                if isinstance(value, str):
-                    paths.append(value)
-                elif isinstance(value, list):
-                    paths += [item for item in value if isinstance(item, str)]
-            if not paths and not (manifest or listed):
+            if not (manifest or listed):
                 continue  # a .claude-plugin directory with neither file: the convention below decides
-            prefix = self.plugin_name(plugin_dir) + ":"
+            own = self.plugin_name(plugin_dir)
+            # (the plugin's name, a path it names): the manifest's under the plugin's own name, an
+            # entry's under the entry's
+            paths: list[tuple[str, str]] = []
+            for name, value in [(own, manifest.get("skills")), *listed]:
+                values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+                paths += [(name or own, item) for item in values if isinstance(item, str)]
             default = plugin_dir / "skills"
             if self.exists(default):
-                self.add_root(Root(default, Profile.CLAUDE, "plugin", prefix))
-            for written in paths:
+                self.add_root(Root(default, Profile.CLAUDE, "plugin", own + ":"))
+            for name, written in paths:
+                prefix = name + ":"
                 target = Path(os.path.normpath(plugin_dir / written))
                 if not within(target, plugin_dir) or not self.exists(target):
                     continue  # outside the plugin, or a file: Claude Code reports it and loads nothing
                 self.consulted.add(str(target / "SKILL.md"))
                 # a skill directory itself ("./skills/xlsx", or "./" for a plugin that is one skill), or a
                 # directory of them ("./custom")
-                root = target.parent if (target / "SKILL.md").is_file() else target
-                self.add_root(Root(root, Profile.CLAUDE, "plugin", prefix))
+                if (target / "SKILL.md").is_file():
+                    # a skill directory named by one plugin, in a directory other plugins' skills may
+                    # share (anthropics/skills: two marketplace entries over one skills/): its name
+                    # takes this plugin's prefix, whatever the root's
+                    root = Root(target.parent, Profile.CLAUDE, "plugin", prefix)
+                    self.listed_skills.setdefault(str(target), root)
+                    self.add_root(root)
+                else:
+                    self.add_root(Root(target, Profile.CLAUDE, "plugin", prefix))
 
     def fill(self, registry: Registry) -> None:
         """Add the skills of the registry's roots; registries over the same roots share one table."""

@@ -804,7 +804,7 @@ def _scan_placeholders(skill: SkillFile) -> None:
             elif in_fence is not None:
                 why = "shell" if shell_fence and _shell_filled(line, match.start()) else None
             else:
-                inline = next(((open_, close) for open_, close in code if open_ < match.start() < close), None)
+                inline = _code_span_holding(code, match.start(), match.end())
                 if inline is not None:
                     snippet = line[inline[0] : inline[1]]
                     ticks = len(snippet) - len(snippet.lstrip("`"))
@@ -868,6 +868,11 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
+def _code_span_holding(code: list[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
+    """The inline code span (of _code_spans') that holds the text from start to end, or None."""
+    return next(((open_, close) for open_, close in code if open_ <= start and end <= close), None)
+
+
 def _scan_line_references(skill: SkillFile, number: int, line: str, example_list: bool = False) -> None:
     # each pattern runs only on a line holding what it cannot match without (a substring test costs
     # a fraction of a pattern's scan)
@@ -920,7 +925,7 @@ def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], exa
     link when it exists, never reported missing."""
     if example_list:
         return "loose"
-    span = next(((open_, close) for open_, close in code if open_ <= start and end <= close), None)
+    span = _code_span_holding(code, start, end)
     if span is None:
         if "." not in line[start:end].rsplit("/", 1)[-1]:
             return "loose"  # "references/examples/scripts", "assets/code": folder names as words

@@ -65,3 +65,18 @@ def test_marketplace_sources_outside_the_marketplace_or_remote_are_ignored(proje
     findings = project.check()
     # ../outside is not the marketplace's plugin: its skills are a spec collection's
     assert sorted(codes(findings)) == ["SK108", "SK109"]
+
+
+def test_two_marketplace_entries_over_one_skills_directory_name_their_own_skills(project):
+    # anthropics/skills' layout: entries with source "./" each listing skill directories of skills/
+    project.write({
+        ".claude-plugin/marketplace.json": json.dumps({"plugins": [
+            {"name": "document-skills", "source": "./", "strict": False, "skills": ["./skills/pdf"]},
+            {"name": "example-skills", "source": "./", "strict": False, "skills": ["./skills/art"]},
+        ]}),
+        "skills/pdf/SKILL.md": skill_md("PDF"),
+        "skills/art/SKILL.md": skill_md("Art"),
+    })
+    messages = {f["path"]: f["message"] for f in project.check() if f["code"] == "SK108"}
+    assert "invoked as 'document-skills:pdf'" in messages["skills/pdf/SKILL.md"]
+    assert "invoked as 'example-skills:art'" in messages["skills/art/SKILL.md"]

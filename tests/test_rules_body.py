@@ -203,3 +203,73 @@ def test_paths_outside_links_are_found_as_when_every_line_is_searched(line):
     with pytest.MonkeyPatch.context() as patched:
         patched.setattr(skillfile, "_outside", lambda line, taken: line)  # search the whole line
         assert found() == quick
+
+
+# -- SK204: what is not a machine path, and shell blocks -------------------------------------------
+
+
+@pytest.mark.parametrize("body", [
+    "Mount it: `--mount type=volume,target=/home/vscode/.cargo,type=volume`.",
+    "The runner checks out into /home/runner/work/repo.",
+    "Open file:///tmp/report.html in a browser.",
+    "Never hard-code `/Users/alice/projects/x`; use a relative path.",
+    "Avoid paths like C:\\Users\\bob\\notes.txt in skills.",
+    "Replace /Users/name/projects with your checkout.",
+    "```python\nopen('/Users/bob/example.txt')\n```",
+    "```bash\n# don't do this: cat /Users/alice/notes.md\n```",
+])
+def test_sk204_not_on_container_paths_uris_counter_examples_or_other_code(check_skill, body):
+    assert "SK204" not in codes(check_skill(skill_md(body=body + "\n")))
+
+
+@pytest.mark.parametrize(("fence", "line"), [("bash", "cat /home/alice/notes.md"), ("sh", "cp x /Users/bob/tmp/"),
+                                             ("shell", "ls /home/alice/"), ("!", "cat /home/alice/notes.md")])
+def test_sk204_in_a_shell_block_the_agent_runs(check_skill, fence, line):
+    finding = one(check_skill(skill_md(body=f"```{fence}\n{line}\n```\n")), "SK204")
+    column = line.index("/") + 1
+    assert where(finding)[:2] == (BODY_LINE + 1, column)
+
+
+def test_sk204_span_stops_at_an_option_separator(check_skill):
+    finding = one(check_skill(skill_md(body="Copy with `rsync -a /Users/alice/data,archive` first.\n")), "SK204")
+    assert finding["message"].startswith("'/Users/alice/data' is")
+
+
+# -- SK202: prose and examples are not references; the skill's own files are --------------------
+
+
+@pytest.mark.parametrize("body", [
+    "- **Example**: `scripts/rotate_pdf.py` for PDF rotation tasks",
+    "- **Examples**: `references/finance.md` for schemas, `assets/logo.png` for brand assets",
+    "2. A `scripts/rotate_pdf.py` script would be helpful to store in the skill",
+    "It loads references/examples when needed; pointers to references/examples/scripts.",
+    "Capture links to assets/code and add a references/citations section.",
+    "Link with `[text](references/filename.md)` so the model can fetch it.",
+    "Move detailed content to references/:\n- Detailed patterns → `references/patterns.md`",
+    "- [Deployment Runbook](internal-wiki/deployment-runbook)",
+])
+def test_sk202_not_on_examples_words_or_shown_syntax(check_skill, body):
+    assert "SK202" not in codes(check_skill(skill_md(body=body + "\n")))
+
+
+@pytest.mark.parametrize("body", [
+    "See `references/tone.md` for the voice.",
+    "**Reference:** See `assets/test-workflow.yml`",
+    "Read [the guide](references/guide.md).",
+    "- `scripts/onboard.py` — main orchestrator",
+    "Open ${CLAUDE_SKILL_DIR}/jobs/scan.md first.",
+    "Open {baseDir}/references/style.md first.",
+    "```bash\npython ${CLAUDE_SKILL_DIR}/scripts/run.py\n```",
+])
+def test_sk202_on_references_to_the_skills_own_files(check_skill, body):
+    assert codes(check_skill(skill_md(body=body + "\n"))) == ["SK202"]
+
+
+def test_sk202_a_path_of_a_sibling_skill_or_of_the_project_is_found(check_skill, project):
+    project.write({".agentdeck/skills/catalog/references/model-catalog.md": "# Models\n",
+                   "scripts/validate.py": "print(1)\n"})
+    body = ("The list lives in `catalog`'s `references/model-catalog.md`.\n"
+            "Validate with `uv run scripts/validate.py`.\n")
+    assert check_skill(skill_md(body=body)) == []
+    # a link is the skill's own: resolved against its directory only
+    assert codes(check_skill(skill_md(body="Read [it](scripts/validate.py).\n"))) == ["SK202"]

@@ -523,7 +523,7 @@ def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | No
         return False
     root = split_text(directory)[0]
     siblings = _list_dir(root, cache) or set()
-    if len(siblings) <= 200:  # a root with thousands of skills is not searched for every missing path
+    if len(siblings) <= 50:  # a large root is not searched for every missing path (each sibling costs a listing)
         for sibling in siblings:
             other = os.path.join(root, sibling)
             if other != directory and _exists(joined(other, target), cache):

@@ -25,14 +25,15 @@ from .. import __version__
 from ..codefiles import is_code_path
 from ..config import parse_settings
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
-from ..discovery import inside_workspace, is_skill_filename
+from ..discovery import inside_workspace, is_skill_filename, real_path_in
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
 from ..rules.skills import name_problem
 from ..runtimes import discovering
 from . import features
-from .convert import Lines, diagnostic, path_of, uri_of, workspace_edit
+from .convert import Lines, diagnostic, uri_of, workspace_edit
+from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
 from .session import Session, Settings
 from .watch import WorkspaceWatcher
@@ -52,7 +53,7 @@ EVENT_SETTLE = 0.05
 # documents whose split lines are kept (the most recently used)
 LINES_CACHED = 32
 
-WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/skills/*",
+WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/marketplace.json", "**/skills/*",
             # TypeScript/JavaScript agents and subagent files (.claude/agents, plugins' agents/)
             "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md")
 
@@ -399,6 +400,23 @@ class ClientLogHandler(logging.Handler):
 
 
 server = SkillLanguageServer()
+
+
+def path_of(uri: str) -> Path | None:
+    """The path of a document as the analysis knows it: a document opened through a symlinked directory
+    of the workspace (`.agents/skills -> ../skills`) is the file on its real path, whose diagnostics the
+    server publishes."""
+    path = _uri_path(uri)
+    if path is None:
+        return None
+    session = server.session
+    if session is not None:
+        return real_path_in(path, session.folders)
+    try:
+        folders = [folder for each in server.workspace.folders.values() if (folder := _uri_path(each.uri)) is not None]
+    except RuntimeError:  # before initialize
+        return path
+    return real_path_in(path, folders)
 
 
 def _project_dir(path: Path | None) -> Path:
