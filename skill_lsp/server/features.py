@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..agentfile import KNOWN_FIELDS as SUBAGENT_FIELDS
 from ..disclosure import (
     agent_disclosure,
     available_skills_xml,
@@ -32,11 +33,12 @@ from ..textutil import split_lines
 class CodeTarget:
     """Something in an agent file at a position."""
 
-    kind: str  # skill | skills-keyword | callee
+    kind: str  # skill | skills-keyword | callee | field (a subagent file's frontmatter key)
     path: Path
     call: Call
     owner: Owner | None
     item: PyValue | None = None
+    key: str | None = None
 
 
 def owner_of(model: Model, path: Path, call: Call) -> Owner | None:
@@ -71,6 +73,10 @@ def code_target(model: Model, path: Path, position: Position) -> CodeTarget | No
                 best = CodeTarget("skills-keyword", path, call, owner)
         if _contains(call.callee_span, position):
             best = CodeTarget("callee", path, call, owner)
+        if call.kind == "agent_file" and best is None:
+            for key, keyword in call.keywords.items():
+                if key != "skills" and _contains(keyword.name_span, position):
+                    best = CodeTarget("field", path, call, owner, key=key)
     return best
 
 
@@ -141,6 +147,13 @@ def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
 
 def code_hover(model: Model, target: CodeTarget) -> str | None:
     owner = target.owner
+    if target.kind == "field" and target.key is not None:
+        doc = SUBAGENT_FIELDS.get(target.key)
+        if doc is None:
+            near = closest(target.key, list(SUBAGENT_FIELDS), 1)
+            return f"**{target.key}** — not a subagent field Claude Code reads; it is ignored." + (
+                f" Did you mean `{near[0]}`?" if near else "")
+        return f"**{target.key}** — {doc}\n\n_Claude Code subagent_"
     if target.kind == "skill" and target.item is not None:
         name = target.item.text or ""
         skill = resolve_listing(owner, name)
@@ -492,6 +505,9 @@ def _frontmatter_list_position(lines: list[str], row: int, column: int) -> tuple
     line = lines[row]
     if row == key_row and column < match.end():
         return None  # on the key itself
+    if row != key_row and line[:1] not in (" ", "\t", "-"):
+        return None  # a new key being typed: list items are indented or start with '-'
+
     start = column
     while start > 0 and line[start - 1] not in "[],'\" \t":
         start -= 1
@@ -588,3 +604,23 @@ def _owner_registries(model: Model, path: Path, line: int) -> list[Registry]:
         if skill.profile == Profile.CLAUDE and skill.root is not None:
             registry.add(skill)
     return [registry]
+
+
+def subagent_key_completion(text: str, position: Position) -> tuple[Span, list[tuple[str, str]]] | None:
+    """At the start of a top-level line of a subagent file's frontmatter: the fields not written yet, and the
+    span the typed word takes."""
+    lines = split_lines(text)
+    if not lines or lines[0].strip() != "---" or position.line == 0 or position.line >= len(lines):
+        return None
+    close = next((number for number in range(1, len(lines)) if lines[number].rstrip() == "---"), len(lines))
+    if position.line >= close:
+        return None
+    line = lines[position.line]
+    column = min(position.column, len(line))
+    if not re.fullmatch(r"[A-Za-z_]*", line[:column]) or ":" in line[:column]:
+        return None
+    end = column + len(re.match(r"[A-Za-z_]*", line[column:]).group(0))  # type: ignore[union-attr]
+    written = {match.group(1) for row in lines[1:close] if (match := _TOP_KEY.match(row))}
+    offered = [(key, doc) for key, doc in SUBAGENT_FIELDS.items()
+               if key not in written and key.lower().startswith(line[:column].lower())]
+    return Span.of(position.line, 0, position.line, end), offered

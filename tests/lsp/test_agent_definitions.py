@@ -263,3 +263,19 @@ async def test_hover_on_query_previews_the_session_and_symbols_list_each_agent(a
     symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(writer)))
     assert symbols is not None and [(s.name, [c.name for c in s.children or []]) for s in symbols] == [
         ("writer", ["release-notes", "code-review"])]
+
+
+async def test_subagent_frontmatter_keys_hover_and_complete(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    reviewer = agents_workspace / REVIEWER
+    open_file(agents_client, reviewer)
+    encoding = encoding_of(agents_client)
+    hover = await agents_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(reviewer), position=position_of(reviewer, "permissionMode", 3, encoding)))
+    assert hover is not None and "**permissionMode**" in hover.contents.value and "`acceptEdits`" in hover.contents.value
+    text = reviewer.read_text(encoding="utf-8").replace("skills: [code-reveiw]\n", "skills: [code-reveiw]\nmax\n")
+    change_document(agents_client, reviewer, text, 2)
+    line = text.splitlines().index("max")
+    result = await agents_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(reviewer), position=types.Position(line=line, character=3)))
+    assert result is not None and [item.label for item in result.items] == ["maxTurns"]
+    assert result.items[0].text_edit is not None and result.items[0].text_edit.new_text == "maxTurns: "
