@@ -258,3 +258,18 @@ def test_the_cli_checks_a_typescript_file_passed_alone(tmp_path: Path) -> None:
     result = run_cli("check", "app/agent.ts", cwd=tmp_path / "p")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("app/agent.ts:3:") and "CL103" in result.stdout
+
+
+def test_typescript_working_directories_are_evaluated_statically(check_project) -> None:
+    findings = check_project({
+        "svc/.claude/skills/billing/SKILL.md": skill_md("billing", "Bill."),
+        "svc/src/run.ts": (
+            "import { query } from '@anthropic-ai/claude-agent-sdk';\n"
+            "import path from 'node:path';\n"
+            "query({ prompt: 'x', options: { cwd: path.join(__dirname, '..'), settingSources: ['project'], skills: ['billing', 'bilage'] } });\n"
+            "query({ prompt: 'x', options: { cwd: process.cwd(), skills: ['biling'] } });\n"
+            "query({ prompt: 'x', options: { cwd: somewhere, skills: ['never-checked'] } });\n"
+        ),
+    })
+    # process.cwd() counts as the file's project; a cwd that cannot be evaluated checks nothing
+    assert sorted((f["line"], f["message"].split("'")[1]) for f in findings) == [(3, "bilage"), (4, "biling")]
