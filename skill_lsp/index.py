@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from .codefiles import is_code_path, parse_code
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
@@ -25,6 +25,7 @@ from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
 
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -698,6 +699,14 @@ class Workspace:
 _ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
 
 
+def _without(entries: list[T], gone: list[T]) -> list[T]:
+    """entries without those gone, by identity: comparing every agent's path costs more than the rest of an edit."""
+    if not gone:
+        return entries
+    dropped = {id(entry) for entry in gone}
+    return [entry for entry in entries if id(entry) not in dropped]
+
+
 def _listed_items(owner: Owner) -> list[PyValue]:
     if isinstance(owner, (AgentEntry, DefinitionEntry)):
         items = owner.skill_values()
@@ -1186,13 +1195,8 @@ class _Builder:
         for old_owner in removed:
             affected |= self.listed_skill_files(old_owner)
             _remove_listings(model, old_owner)
-        # by identity: comparing every agent's path costs more than the rest of the edit
-        if gone:
-            dropped = {id(agent) for agent in gone}
-            model.agents = [agent for agent in model.agents if id(agent) not in dropped]
-        if gone_options:
-            dropped = {id(options) for options in gone_options}
-            model.options = [options for options in model.options if id(options) not in dropped]
+        model.agents = _without(model.agents, gone)
+        model.options = _without(model.options, gone_options)
         if calls or source.notes:
             entry = model.pythons[path] = PythonEntry(path, source, folder)
         else:
@@ -1221,9 +1225,7 @@ class _Builder:
         for definition in gone_definitions:
             affected |= self.listed_skill_files(definition)
             _remove_listings(model, definition)
-        if gone_definitions:
-            dropped = {id(definition) for definition in gone_definitions}
-            model.definitions = [definition for definition in model.definitions if id(definition) not in dropped]
+        model.definitions = _without(model.definitions, gone_definitions)
         if calls:
             for definition in self.definitions(entry, options_calls):
                 model.definitions.append(definition)

@@ -15,6 +15,7 @@ from ..agentfile import KNOWN_FIELDS as SUBAGENT_FIELDS
 from ..disclosure import (
     agent_disclosure,
     available_skills_xml,
+    listed_skills,
     options_disclosure,
     skill_entry,
 )
@@ -191,16 +192,7 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
 def subagent_hover(model: Model, definition: DefinitionEntry) -> str:
     """What a subagent sees of skills: each preloaded skill's whole SKILL.md, injected at start."""
     kind = "Subagent" if definition.is_file else "AgentDefinition"
-    preloaded: list[SkillEntry] = []
-    missing: list[str] = []
-    for item in definition.skill_values():
-        if item.kind != "str" or item.text is None:
-            continue
-        skill = definition.lookup(item.text)
-        if skill is None:
-            missing.append(item.text)
-        elif skill not in preloaded:
-            preloaded.append(skill)
+    preloaded, missing = listed_skills(definition.skill_values(), definition.lookup)
     characters = sum(len(skill.file.text) for skill in preloaded)
     parts = [f"**{kind} `{definition.display_name}`** — preloads {len(preloaded)} skill"
              f"{'s' if len(preloaded) != 1 else ''}: the full content of each is injected into its context at start "
@@ -284,18 +276,19 @@ class StringContext:
 _STRING_PART = re.compile(r"""(?P<q>[rRuU]?(?P<quote>["']))""")
 
 
-def _open_string(line: str, column: int) -> tuple[int, str] | None:
-    """(content start, quote) when column is inside a single-line string on line."""
+def _open_string(line: str, column: int, comment: str = "#", quotes: str = "\"'") -> tuple[int, str] | None:
+    """(content start, quote) when column is inside a single-line string on line (Python by default;
+    TypeScript/JavaScript with comment="//" and backticks among the quotes)."""
     index = 0
     start: int | None = None
     quote = ""
     while index < column:
         char = line[index]
         if start is None:
-            if char == "#":
+            if line.startswith(comment, index):
                 return None
-            if char in "\"'":
-                if line.startswith(char * 3, index):
+            if char in quotes:
+                if comment == "#" and line.startswith(char * 3, index):
                     return None  # triple-quoted: never a skill name
                 start, quote = index + 1, char
         else:
@@ -528,9 +521,10 @@ def _script_list_position(text: str, lines: list[str], row: int, column: int,
     if not source.frameworks:
         return None  # the file does not import the SDK
     line = lines[row]
-    opened = _open_script_string(line, column)
-    if opened is None:
+    found = _open_string(line, column, "//", "\"'`")
+    if found is None:
         return None
+    opened = found[0]
     offset = sum(len(each) + 1 for each in lines[:row]) + opened - 1
     window = text[max(0, offset - 20000):offset]
     bracket = _open_bracket(window)
@@ -538,27 +532,6 @@ def _script_list_position(text: str, lines: list[str], row: int, column: int,
         return None
     listed = re.findall(r"""["'`]([^"'`\n]+)["'`]""", window[bracket:])
     return opened, listed
-
-
-def _open_script_string(line: str, column: int) -> int | None:
-    """The content start when column is inside a single-line string literal ('...', "..." or `...`)."""
-    index = 0
-    start: int | None = None
-    quote = ""
-    while index < column:
-        char = line[index]
-        if start is None:
-            if line.startswith("//", index):
-                return None
-            if char in "\"'`":
-                start, quote = index + 1, char
-        elif char == "\\":
-            index += 2
-            continue
-        elif char == quote:
-            start = None
-        index += 1
-    return start
 
 
 def _open_bracket(window: str) -> int | None:
