@@ -331,10 +331,13 @@ class DefinitionEntry:
     folder: Path
     registry: Registry
     options: OptionsEntry | None = None
+    # the key it is registered under in the options' agents={...} (the agent type Claude invokes)
+    registered_as: str | None = None
 
     @property
     def display_name(self) -> str:
-        return self.call.agent_name or self.call.assigned_to or f"agent at line {self.call.span.start.line + 1}"
+        return (self.registered_as or self.call.agent_name or self.call.assigned_to
+                or f"agent at line {self.call.span.start.line + 1}")
 
     @property
     def is_file(self) -> bool:
@@ -754,6 +757,8 @@ class _Builder:
         self.consulted: set[str] = set()
         # the registry of agent definitions on their own, by workspace folder (folder_claude_registry)
         self.folder_registries: dict[Path, Registry] = {}
+        # the files of AgentDefinitions used by options in another file (link_imported_definitions)
+        self.cross_linked: set[Path] = set()
         # project_dir's answers while the model is built (run), by directory
         self.project_dirs: dict[tuple[str, str, str], Path] = {}
 
@@ -856,6 +861,7 @@ class _Builder:
             model.options.append(OptionsEntry(entry.path, call, entry.folder, self.claude_registry(entry, call, user_dir)))
         for entry in model.pythons.values():
             model.definitions += self.definitions(entry, model.entries_in(entry.path)[2])
+        self.link_imported_definitions()
         self.index_listings()
         self.project_dirs.clear()  # answers for this build: an edit later asks the file system again
 
@@ -1155,12 +1161,51 @@ class _Builder:
             owner = owners.get(id(call))
             if owner is not None:
                 options, name = owner
-                if name and call.agent_name is None:
-                    call.agent_name = name
-                found.append(DefinitionEntry(entry.path, call, entry.folder, options.registry, options))
+                found.append(DefinitionEntry(entry.path, call, entry.folder, options.registry, options, name))
             else:
                 found.append(DefinitionEntry(entry.path, call, entry.folder, self.folder_claude_registry(entry.folder)))
         return found
+
+    def link_imported_definitions(self) -> None:
+        """An AgentDefinition assigned to a variable of one module and put in agents={...} of another through a
+        plain import (`from .agents import reviewer`): it belongs to those options (a full build's work; an
+        edit to either file builds the model again, see update_python)."""
+        model = self.model
+        by_variable: dict[str, list[DefinitionEntry]] = {}
+        for definition in model.definitions:
+            if definition.options is None and definition.call.kind == "agent_definition" and definition.call.assigned_to:
+                by_variable.setdefault(definition.call.assigned_to, []).append(definition)
+        if not by_variable:
+            return
+        for options in model.options:
+            agents = options.call.keyword("agents")
+            python = model.pythons.get(options.path)
+            if agents is None or agents.kind != "dict" or python is None:
+                continue
+            for key, value in agents.pairs:
+                imported = python.source.imports.get(value.name or "") if value.kind == "name" else None
+                if imported is None:
+                    continue
+                module, name = imported
+                stem = module.rsplit(".", 1)[-1]
+                for definition in by_variable.get(name, []):
+                    if definition.path != options.path and stem in (definition.path.stem, definition.path.parent.name):
+                        definition.options, definition.registry = options, options.registry
+                        definition.registered_as = key.text if key.kind == "str" else None
+                        self.cross_linked |= {definition.path, options.path}
+
+    def imports_a_definition(self, source: PySource) -> bool:
+        """Whether a file's AgentDefinition variables or agents={...} names can reach another file."""
+        exported = {call.assigned_to for call in source.calls if call.kind == "agent_definition" and call.assigned_to}
+        if exported and any(name in exported for python in self.model.pythons.values()
+                            for _, name in python.source.imports.values()):
+            return True
+        for call in source.calls:
+            agents = call.keyword("agents") if call.kind == "claude_options" else None
+            if agents is not None and agents.kind == "dict" and any(
+                    value.kind == "name" and (value.name or "") in source.imports for _, value in agents.pairs):
+                return True
+        return False
 
     def index_listings(self) -> None:
         """The options' listings beside the agents' (indexed before the skills were loaded), in order."""
@@ -1189,6 +1234,8 @@ class _Builder:
         new_variables = {call.assigned_to for call in calls if call.kind == "agent"}
         if any(name in self.members for name in (old_variables ^ new_variables) if name):
             return None
+        if path in self.cross_linked or self.imports_a_definition(source):
+            return None  # an AgentDefinition shared between files: linked by a full build
         affected: set[Path] = {path}
         _, gone, gone_options = model.entries_in(path)
         removed: list[AgentEntry | OptionsEntry] = [*gone, *gone_options]

@@ -273,3 +273,17 @@ def test_typescript_working_directories_are_evaluated_statically(check_project) 
     })
     # process.cwd() counts as the file's project; a cwd that cannot be evaluated checks nothing
     assert sorted((f["line"], f["message"].split("'")[1]) for f in findings) == [(3, "bilage"), (4, "biling")]
+
+
+def test_an_agent_definition_imported_from_another_module_joins_its_options(check_project) -> None:
+    findings = check_project({
+        "svc/.claude/skills/billing/SKILL.md": skill_md("billing", "Bill."),
+        ".claude/skills/code-review/SKILL.md": skill_md("code-review", "Review."),
+        "app/agents.py": "from claude_agent_sdk import AgentDefinition\n"
+                         "biller = AgentDefinition(description='d', prompt='p', skills=['billing', 'code-review'])\n",
+        "app/main.py": "from claude_agent_sdk import ClaudeAgentOptions\nfrom .agents import biller\n"
+                       "options = ClaudeAgentOptions(cwd='../svc', setting_sources=['project'], agents={'billing': biller})\n",
+    })
+    # in svc's session, code-review is not discovered; the subagent is named by its key in agents={...}
+    assert [(f["path"], f["message"].split("'")[1], "subagent 'billing'" in f["message"]) for f in findings] == [
+        ("app/agents.py", "code-review", True)]
