@@ -287,3 +287,17 @@ def test_an_agent_definition_imported_from_another_module_joins_its_options(chec
     # in svc's session, code-review is not discovered; the subagent is named by its key in agents={...}
     assert [(f["path"], f["message"].split("'")[1], "subagent 'billing'" in f["message"]) for f in findings] == [
         ("app/agents.py", "code-review", True)]
+
+
+@pytest.mark.parametrize("body", [
+    "const a = b; const b = a; query({ prompt: 'x', options: a });",
+    "query({ prompt: 'x', options: { skills: " + "[" * 3000 + "]" * 3000 + " } });",
+    "query({ prompt: 'x', options: { cwd: path.join(" * 500 + "'a'" + ")" * 500 + ", skills: ['x'] } });",
+    "query({ prompt: 'x', options: { skills: ['\\u{110000}', '\\x4', `a${b}`] } });",
+    "query(" * 2000,
+])
+def test_hostile_scripts_parse_without_a_crash(body: str) -> None:
+    from skill_lsp.tssource import parse_script
+
+    source = parse_script("import { query } from '@anthropic-ai/claude-agent-sdk';\n" + body + "\n")
+    assert source.frameworks  # read, whatever it holds
