@@ -350,22 +350,39 @@ class DefinitionEntry:
         return value.items
 
     def lookup(self, name: str) -> SkillEntry | None:
-        return preloaded_skill(self.registry, name)
+        return self.resolver()(name)
+
+    def resolver(self) -> Callable[[str], SkillEntry | None]:
+        """lookup() for many names: the registry's aliases are gathered once (a list can hold thousands)."""
+        registry = self.registry
+        aliases: dict[str, SkillEntry] | None = None
+
+        def resolve(name: str) -> SkillEntry | None:
+            nonlocal aliases
+            found = registry.lookup(name)
+            if found is not None:
+                return found
+            if aliases is None:
+                aliases = preload_aliases(registry)
+            return aliases.get(name)
+
+        return resolve
 
 
-def preloaded_skill(registry: Registry, name: str) -> SkillEntry | None:
-    """The skill a subagent's `skills` entry preloads. Unlike the session's filter, an agent's list also
-    resolves display names (frontmatter `name`) and a plugin skill by its bare name (TypeScript SDK 0.3.333,
-    sdk.d.ts on the initialize request's `skills`: "subagents use AgentDefinition.skills, which additionally
-    resolves display names and aliases")."""
-    found = registry.lookup(name)
-    if found is not None:
-        return found
+def preload_aliases(registry: Registry) -> dict[str, SkillEntry]:
+    """The other names a subagent's `skills` entry may preload a skill by. Unlike the session's filter, an
+    agent's list also resolves display names (frontmatter `name`) and a plugin skill by its bare name
+    (TypeScript SDK 0.3.333, sdk.d.ts on the initialize request's `skills`: "subagents use
+    AgentDefinition.skills, which additionally resolves display names and aliases"). The first skill of the
+    registry's order wins a name."""
+    aliases: dict[str, SkillEntry] = {}
     for key, bucket in registry.skills.items():
         for skill in bucket:
-            if skill.facts.name == name or key.endswith(":" + name):
-                return skill
-    return None
+            if skill.facts.name:
+                aliases.setdefault(skill.facts.name, skill)
+            if ":" in key:
+                aliases.setdefault(key.rpartition(":")[2], skill)
+    return aliases
 
 
 Owner = AgentEntry | OptionsEntry | DefinitionEntry
@@ -1284,8 +1301,9 @@ class _Builder:
         """The SKILL.md files an agent lists (SK303 on them depends on it)."""
         found: set[Path] = set()
         if isinstance(owner, DefinitionEntry):
+            resolve = owner.resolver()
             return {skill.path for item in _listed_items(owner) if item.text is not None
-                    and (skill := owner.lookup(item.text)) is not None}
+                    and (skill := resolve(item.text)) is not None}
         registries = [owner.registry] if isinstance(owner, OptionsEntry) else [r for _, r in owner.registries() if r is not None]
         for item in _listed_items(owner):
             if item.text is None:

@@ -379,8 +379,9 @@ def check_definition(model: Model, definition: DefinitionEntry, reporter: Report
     listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
     who = (f"Claude Code does not preload it into the subagent '{definition.display_name}'" if definition.is_file else
            f"the subagent '{definition.display_name}' starts without it")
+    resolve = definition.resolver()
     for index, item in enumerate(value.items):
-        if item.kind != "str" or item.text is None or definition.lookup(item.text) is not None:
+        if item.kind != "str" or item.text is None or resolve(item.text) is not None:
             continue
         name = item.text
         near = registry.skills.index().closest(name)

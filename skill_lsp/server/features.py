@@ -192,7 +192,7 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
 def subagent_hover(model: Model, definition: DefinitionEntry) -> str:
     """What a subagent sees of skills: each preloaded skill's whole SKILL.md, injected at start."""
     kind = "Subagent" if definition.is_file else "AgentDefinition"
-    preloaded, missing = listed_skills(definition.skill_values(), definition.lookup)
+    preloaded, missing = listed_skills(definition.skill_values(), definition.resolver())
     characters = sum(len(skill.file.text) for skill in preloaded)
     parts = [f"**{kind} `{definition.display_name}`** — preloads {len(preloaded)} skill"
              f"{'s' if len(preloaded) != 1 else ''}: the full content of each is injected into its context at start "
