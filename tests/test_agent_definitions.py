@@ -301,3 +301,12 @@ def test_hostile_scripts_parse_without_a_crash(body: str) -> None:
 
     source = parse_script("import { query } from '@anthropic-ai/claude-agent-sdk';\n" + body + "\n")
     assert source.frameworks  # read, whatever it holds
+
+
+def test_a_skill_a_subagent_preloads_by_its_display_name_is_not_unused(check_project) -> None:
+    findings = check_project({
+        ".claude/skills/notes/SKILL.md": skill_md("Release notes", "Write notes."),
+        ".claude/skills/idle/SKILL.md": skill_md("idle", "Nobody lists it."),
+        ".claude/agents/a.md": "---\nname: a\ndescription: d\nskills: [Release notes]\n---\n",
+    }, "--extend-select", "SK303")
+    assert [f["path"] for f in having(findings, "SK303")] == [".claude/skills/idle/SKILL.md"]
