@@ -80,6 +80,7 @@ class _Scanner:
         # const/let/var NAME = value, and its type annotation's text
         self.constants: dict[str, Node] = {}
         self.annotations: dict[str, str] = {}
+        self.declared: dict[str, Node] = {}  # the name node of each const
         self.done: set[int] = set()  # object nodes already read as options or agent definitions
 
     def scan(self, root: Node) -> None:
@@ -111,7 +112,7 @@ class _Scanner:
             if value.type != "object" or value.id in self.done:
                 continue
             if self._names(annotation, "AgentDefinition"):
-                self._agent(value, name, name)
+                self._agent(value, name, name, self.declared.get(name))
             elif self._names(annotation, "Options"):
                 self._options(value, node, name)
         self.source.calls.sort(key=lambda call: call.span)
@@ -169,6 +170,7 @@ class _Scanner:
             return
         if target.type == "identifier":
             self.constants[_text(target)] = value
+            self.declared[_text(target)] = target
             annotation = node.child_by_field_name("type")
             if annotation is not None:
                 self.annotations[_text(target)] = _text(annotation).lstrip(":").strip()
@@ -256,26 +258,26 @@ class _Scanner:
             keywords[mapped] = Keyword(mapped, self.lines.span(key_node), parsed)
         self.source.calls.append(Call("claude_options", TS_SDK, self.lines.span(callee), self.lines.span(node),
                                       keywords, assigned_to=variable))
-        for name, value, _ in agents:
+        for name, value, key_node in agents:
             definition = self._follow(value)
             if definition.type == "object":
                 named = _unwrap(value).type in ("identifier", "shorthand_property_identifier")
-                self._agent(definition, name, _text(value) if named else None)
+                # a const's agent is shown where it is declared, an inline one where it is registered
+                self._agent(definition, name, _text(value) if named else None,
+                            self.declared.get(_text(_unwrap(value))) if named else key_node)
 
-    def _agent(self, node: Node, name: str, variable: str | None) -> None:
+    def _agent(self, node: Node, name: str, variable: str | None, named_by: Node | None = None) -> None:
         if node.id in self.done:
             return
         self.done.add(node.id)
         keywords: dict[str, Keyword] = {}
-        callee = node
         for key, value, key_node in self._pairs(node):
             mapped = _AGENT_KEYS.get(key)
             if mapped is not None:
                 keywords[mapped] = Keyword(mapped, self.lines.span(key_node), self._value(value, 0))
-        # hovering the object's first line shows what the agent sees: its opening brace is the "callee"
-        brace = node.child(0)
-        if brace is not None:
-            callee = brace
+        # what hovers show the agent on (its "callee"): the name it is registered under in agents: {...} or
+        # the const typed AgentDefinition, else the object's opening brace
+        callee = named_by if named_by is not None else (node.child(0) or node)
         self.source.calls.append(Call("agent_definition", TS_SDK, self.lines.span(callee), self.lines.span(node),
                                       keywords, assigned_to=variable, agent_name=name))
 

@@ -89,8 +89,11 @@ async def test_each_kind_is_diagnosed_on_its_typo_and_clean_files_are_not(agents
 async def test_hover_on_a_preloaded_skill_and_on_the_agent(agents_client: LanguageClient, agents_workspace: Path) -> None:
     text = await hover_text(agents_client, agents_workspace / WRITER, "release-notes", 2)
     assert "**release-notes**" in text and "Write release notes from merged pull requests." in text
-    text = await hover_text(agents_client, agents_workspace / AGENT_TS, "{ description", 0)
+    # a const agent is shown on its declaration, an inline one on the name it is registered under
+    text = await hover_text(agents_client, agents_workspace / AGENT_TS, "const checker", len("const c"))
     assert "AgentDefinition `checker`" in text and "preloads 0 skills" in text and "`code-reviw`" in text
+    text = await hover_text(agents_client, agents_workspace / CLEAN_MJS, "notes:", 1)
+    assert "AgentDefinition `notes`" in text and "preloads 1 skill:" in text
     assert "Subagent `reviewer`" in await hover_text(agents_client, agents_workspace / REVIEWER, "reviewer")
 
 
