@@ -310,3 +310,10 @@ def test_a_skill_a_subagent_preloads_by_its_display_name_is_not_unused(check_pro
         ".claude/agents/a.md": "---\nname: a\ndescription: d\nskills: [Release notes]\n---\n",
     }, "--extend-select", "SK303")
     assert [f["path"] for f in having(findings, "SK303")] == [".claude/skills/idle/SKILL.md"]
+
+
+def test_the_walk_collects_the_suffixes_the_scanner_reads() -> None:
+    # discovery keeps its own copy (the walk runs before the tree-sitter grammars are imported)
+    from skill_lsp import discovery, tssource
+
+    assert discovery._SCRIPT_SUFFIXES == tssource.SCRIPT_SUFFIXES
