@@ -20,7 +20,7 @@ from ..disclosure import (
     skill_entry,
 )
 from ..fields import FIELDS, FieldSpec
-from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
+from ..index import AgentEntry, DefinitionEntry, Model, Owner, Registry, SkillEntry
 from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
@@ -368,7 +368,7 @@ def _enclosing_skills_call(before: str, source: PySource) -> tuple[str, int, lis
                 resolved = source.resolve_callee(callee.group(1)) or ""
                 if resolved == "agentdeck:Agent":
                     framework = "agentdeck"
-                elif resolved == "claude_agent_sdk:ClaudeAgentOptions":
+                elif resolved in ("claude_agent_sdk:ClaudeAgentOptions", "claude_agent_sdk:AgentDefinition"):
                     framework = "claude_agent_sdk"
                 else:
                     return None
@@ -383,22 +383,17 @@ def completion_registries(model: Model, path: Path, context: StringContext, text
     """The registries to offer names from, and whether names are Claude's."""
     claude = context.framework == "claude_agent_sdk"
     line = text[: context.call_start].count("\n")
-    _, agents, options = model.entries_in(path)
-    owners: list[AgentEntry | OptionsEntry] = [*options] if claude else [*agents]
-    for owner in owners:
-        if owner.call.span.start.line <= line <= owner.call.span.end.line:
-            return registries_of(owner), claude
-    if owners:
+    if claude:  # the innermost options or AgentDefinition around the call
+        return _owner_registries(model, path, line), True
+    _, agents, _ = model.entries_in(path)
+    for agent in agents:
+        if agent.call.span.start.line <= line <= agent.call.span.end.line:
+            return registries_of(agent), False
+    if agents:
         found: list[Registry] = []
-        for owner in owners:
-            found += registries_of(owner)
-        return found, claude
-    if claude:
-        registry = Registry("discovered Claude skills", [])
-        for skill in model.skills.values():
-            if skill.profile == Profile.CLAUDE and skill.root is not None:
-                registry.add(skill)
-        return [registry], True
+        for agent in agents:
+            found += registries_of(agent)
+        return found, False
     folder = model.folder_of(path)
     known = model.project_registries.get(folder)
     if known is not None:

@@ -272,3 +272,15 @@ async def test_subagent_frontmatter_keys_hover_and_complete(agents_client: Langu
         text_document=doc(reviewer), position=types.Position(line=line, character=3)))
     assert result is not None and [item.label for item in result.items] == ["maxTurns"]
     assert result.items[0].text_edit is not None and result.items[0].text_edit.new_text == "maxTurns: "
+
+
+async def test_completion_inside_a_python_agent_definition(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    agents = agents_workspace / AGENTS_PY
+    open_file(agents_client, agents)
+    text = agents.read_text(encoding="utf-8").replace('skills=["relase-notes"]', 'skills=["rel')
+    change_document(agents_client, agents, text, 2)
+    line = next(number for number, each in enumerate(text.splitlines()) if 'skills=["rel' in each)
+    column = text.splitlines()[line].index('"rel') + 4
+    result = await agents_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(agents), position=types.Position(line=line, character=column)))
+    assert result is not None and sorted(item.label for item in result.items) == ["code-review", "release-notes"]
