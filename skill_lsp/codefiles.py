@@ -24,10 +24,6 @@ def is_code_path(path: PurePath) -> bool:
         path.parent.name == "agents" and os.path.isdir(os.path.join(str(path.parent.parent), ".claude-plugin"))))
 
 
-def is_agent_markdown(path: PurePath) -> bool:
-    return path.suffix == ".md"
-
-
 def parse_code(text: str, path: PurePath) -> PySource:
     if path.suffix == ".py":
         return parse_python(text, path)
@@ -36,4 +32,4 @@ def parse_code(text: str, path: PurePath) -> PySource:
     return parse_script(text, path)
 
 
-__all__ = ["is_agent_markdown", "is_code_path", "parse_code"]
+__all__ = ["is_code_path", "parse_code"]

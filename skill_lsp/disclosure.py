@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .index import AgentEntry, Model, OptionsEntry, SkillEntry
@@ -162,12 +163,17 @@ def options_skills(options: OptionsEntry) -> tuple[list[SkillEntry], list[str]]:
         return discovered, []
     if value.kind != "list":
         return [], []
+    return listed_skills(value.items, registry.lookup)
+
+
+def listed_skills(items: list[PyValue], lookup: Callable[[str], SkillEntry | None]) -> tuple[list[SkillEntry], list[str]]:
+    """The skills a list names, in order and each once, and the names that name none."""
     chosen: list[SkillEntry] = []
     missing: list[str] = []
-    for item in value.items:
+    for item in items:
         if item.kind != "str" or item.text is None:
             continue
-        skill = registry.lookup(item.text)
+        skill = lookup(item.text)
         if skill is None:
             missing.append(item.text)
         elif skill not in chosen:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from .codefiles import is_code_path, parse_code
 from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
@@ -26,6 +26,7 @@ from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
 
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -349,10 +350,13 @@ class DefinitionEntry:
     folder: Path
     registry: Registry
     options: OptionsEntry | None = None
+    # the key it is registered under in the options' agents={...} (the agent type Claude invokes)
+    registered_as: str | None = None
 
     @property
     def display_name(self) -> str:
-        return self.call.agent_name or self.call.assigned_to or f"agent at line {self.call.span.start.line + 1}"
+        return (self.registered_as or self.call.agent_name or self.call.assigned_to
+                or f"agent at line {self.call.span.start.line + 1}")
 
     @property
     def is_file(self) -> bool:
@@ -365,22 +369,39 @@ class DefinitionEntry:
         return value.items
 
     def lookup(self, name: str) -> SkillEntry | None:
-        return preloaded_skill(self.registry, name)
+        return self.resolver()(name)
+
+    def resolver(self) -> Callable[[str], SkillEntry | None]:
+        """lookup() for many names: the registry's aliases are gathered once (a list can hold thousands)."""
+        registry = self.registry
+        aliases: dict[str, SkillEntry] | None = None
+
+        def resolve(name: str) -> SkillEntry | None:
+            nonlocal aliases
+            found = registry.lookup(name)
+            if found is not None:
+                return found
+            if aliases is None:
+                aliases = preload_aliases(registry)
+            return aliases.get(name)
+
+        return resolve
 
 
-def preloaded_skill(registry: Registry, name: str) -> SkillEntry | None:
-    """The skill a subagent's `skills` entry preloads. Unlike the session's filter, an agent's list also
-    resolves display names (frontmatter `name`) and a plugin skill by its bare name (TypeScript SDK 0.3.333,
-    sdk.d.ts on the initialize request's `skills`: "subagents use AgentDefinition.skills, which additionally
-    resolves display names and aliases")."""
-    found = registry.lookup(name)
-    if found is not None:
-        return found
+def preload_aliases(registry: Registry) -> dict[str, SkillEntry]:
+    """The other names a subagent's `skills` entry may preload a skill by. Unlike the session's filter, an
+    agent's list also resolves display names (frontmatter `name`) and a plugin skill by its bare name
+    (TypeScript SDK 0.3.333, sdk.d.ts on the initialize request's `skills`: "subagents use
+    AgentDefinition.skills, which additionally resolves display names and aliases"). The first skill of the
+    registry's order wins a name."""
+    aliases: dict[str, SkillEntry] = {}
     for key, bucket in registry.skills.items():
         for skill in bucket:
-            if skill.facts.name == name or key.endswith(":" + name):
-                return skill
-    return None
+            if skill.facts.name:
+                aliases.setdefault(skill.facts.name, skill)
+            if ":" in key:
+                aliases.setdefault(key.rpartition(":")[2], skill)
+    return aliases
 
 
 Owner = AgentEntry | OptionsEntry | DefinitionEntry
@@ -763,6 +784,14 @@ def _json_object(path: Path, consulted: set[str]) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
+def _without(entries: list[T], gone: list[T]) -> list[T]:
+    """entries without those gone, by identity: comparing every agent's path costs more than the rest of an edit."""
+    if not gone:
+        return entries
+    dropped = {id(entry) for entry in gone}
+    return [entry for entry in entries if id(entry) not in dropped]
+
+
 def _listed_items(owner: Owner) -> list[PyValue]:
     if isinstance(owner, (AgentEntry, DefinitionEntry)):
         items = owner.skill_values()
@@ -812,6 +841,8 @@ class _Builder:
         self.consulted: set[str] = set()
         # the registry of agent definitions on their own, by workspace folder (folder_claude_registry)
         self.folder_registries: dict[Path, Registry] = {}
+        # the files of AgentDefinitions used by options in another file (link_imported_definitions)
+        self.cross_linked: set[Path] = set()
         # project_dir's answers while the model is built (run), by directory
         self.project_dirs: dict[tuple[str, str, str], Path] = {}
 
@@ -914,6 +945,7 @@ class _Builder:
             model.options.append(OptionsEntry(entry.path, call, entry.folder, self.claude_registry(entry, call, user_dir)))
         for entry in model.pythons.values():
             model.definitions += self.definitions(entry, model.entries_in(entry.path)[2])
+        self.link_imported_definitions()
         self.index_listings()
         self.project_dirs.clear()  # answers for this build: an edit later asks the file system again
 
@@ -1326,12 +1358,51 @@ class _Builder:
             owner = owners.get(id(call))
             if owner is not None:
                 options, name = owner
-                if name and call.agent_name is None:
-                    call.agent_name = name
-                found.append(DefinitionEntry(entry.path, call, entry.folder, options.registry, options))
+                found.append(DefinitionEntry(entry.path, call, entry.folder, options.registry, options, name))
             else:
                 found.append(DefinitionEntry(entry.path, call, entry.folder, self.folder_claude_registry(entry.folder)))
         return found
+
+    def link_imported_definitions(self) -> None:
+        """An AgentDefinition assigned to a variable of one module and put in agents={...} of another through a
+        plain import (`from .agents import reviewer`): it belongs to those options (a full build's work; an
+        edit to either file builds the model again, see update_python)."""
+        model = self.model
+        by_variable: dict[str, list[DefinitionEntry]] = {}
+        for definition in model.definitions:
+            if definition.options is None and definition.call.kind == "agent_definition" and definition.call.assigned_to:
+                by_variable.setdefault(definition.call.assigned_to, []).append(definition)
+        if not by_variable:
+            return
+        for options in model.options:
+            agents = options.call.keyword("agents")
+            python = model.pythons.get(options.path)
+            if agents is None or agents.kind != "dict" or python is None:
+                continue
+            for key, value in agents.pairs:
+                imported = python.source.imports.get(value.name or "") if value.kind == "name" else None
+                if imported is None:
+                    continue
+                module, name = imported
+                stem = module.rsplit(".", 1)[-1]
+                for definition in by_variable.get(name, []):
+                    if definition.path != options.path and stem in (definition.path.stem, definition.path.parent.name):
+                        definition.options, definition.registry = options, options.registry
+                        definition.registered_as = key.text if key.kind == "str" else None
+                        self.cross_linked |= {definition.path, options.path}
+
+    def imports_a_definition(self, source: PySource) -> bool:
+        """Whether a file's AgentDefinition variables or agents={...} names can reach another file."""
+        exported = {call.assigned_to for call in source.calls if call.kind == "agent_definition" and call.assigned_to}
+        if exported and any(name in exported for python in self.model.pythons.values()
+                            for _, name in python.source.imports.values()):
+            return True
+        for call in source.calls:
+            agents = call.keyword("agents") if call.kind == "claude_options" else None
+            if agents is not None and agents.kind == "dict" and any(
+                    value.kind == "name" and (value.name or "") in source.imports for _, value in agents.pairs):
+                return True
+        return False
 
     def index_listings(self) -> None:
         """The options' listings beside the agents' (indexed before the skills were loaded), in order."""
@@ -1360,19 +1431,16 @@ class _Builder:
         new_variables = {call.assigned_to for call in calls if call.kind == "agent"}
         if any(name in self.members for name in (old_variables ^ new_variables) if name):
             return None
+        if path in self.cross_linked or self.imports_a_definition(source):
+            return None  # an AgentDefinition shared between files: linked by a full build
         affected: set[Path] = {path}
         _, gone, gone_options = model.entries_in(path)
         removed: list[AgentEntry | OptionsEntry] = [*gone, *gone_options]
         for old_owner in removed:
             affected |= self.listed_skill_files(old_owner)
             _remove_listings(model, old_owner)
-        # by identity: comparing every agent's path costs more than the rest of the edit
-        if gone:
-            dropped = {id(agent) for agent in gone}
-            model.agents = [agent for agent in model.agents if id(agent) not in dropped]
-        if gone_options:
-            dropped = {id(options) for options in gone_options}
-            model.options = [options for options in model.options if id(options) not in dropped]
+        model.agents = _without(model.agents, gone)
+        model.options = _without(model.options, gone_options)
         if calls or source.notes:
             entry = model.pythons[path] = PythonEntry(path, source, folder)
         else:
@@ -1401,9 +1469,7 @@ class _Builder:
         for definition in gone_definitions:
             affected |= self.listed_skill_files(definition)
             _remove_listings(model, definition)
-        if gone_definitions:
-            dropped = {id(definition) for definition in gone_definitions}
-            model.definitions = [definition for definition in model.definitions if id(definition) not in dropped]
+        model.definitions = _without(model.definitions, gone_definitions)
         if calls:
             for definition in self.definitions(entry, options_calls):
                 model.definitions.append(definition)
@@ -1415,8 +1481,9 @@ class _Builder:
         """The SKILL.md files an agent lists (SK303 on them depends on it)."""
         found: set[Path] = set()
         if isinstance(owner, DefinitionEntry):
+            resolve = owner.resolver()
             return {skill.path for item in _listed_items(owner) if item.text is not None
-                    and (skill := owner.lookup(item.text)) is not None}
+                    and (skill := resolve(item.text)) is not None}
         registries = [owner.registry] if isinstance(owner, OptionsEntry) else [r for _, r in owner.registries() if r is not None]
         for item in _listed_items(owner):
             if item.text is None:

@@ -54,7 +54,7 @@ def parse_script(text: str, path: PurePath | None = None) -> PySource:
         data = re.sub(rb"\r(?!\n)", b"\n", data)  # as pysource: tree-sitter rows are the document's lines
     suffix = path.suffix if path is not None else ".ts"
     tree = _PARSERS["ts" if suffix in (".ts", ".mts", ".cts") else "tsx"].parse(data)
-    _Scanner(source, _Lines(data)).scan(tree.root_node)
+    _Scanner(source, _Lines(data), path).scan(tree.root_node)
     return source
 
 
@@ -71,14 +71,16 @@ def _unwrap(node: Node) -> Node:
 
 
 class _Scanner:
-    def __init__(self, source: PySource, lines: _Lines) -> None:
+    def __init__(self, source: PySource, lines: _Lines, path: PurePath | None = None) -> None:
         self.source = source
         self.lines = lines
+        self.path = path
         # local name -> "query" | "AgentDefinition" | "Options" (a named import) or "*" (the module)
         self.bindings: dict[str, str] = {}
         # const/let/var NAME = value, and its type annotation's text
         self.constants: dict[str, Node] = {}
         self.annotations: dict[str, str] = {}
+        self.declared: dict[str, Node] = {}  # the name node of each const
         self.done: set[int] = set()  # object nodes already read as options or agent definitions
 
     def scan(self, root: Node) -> None:
@@ -110,7 +112,7 @@ class _Scanner:
             if value.type != "object" or value.id in self.done:
                 continue
             if self._names(annotation, "AgentDefinition"):
-                self._agent(value, name, name)
+                self._agent(value, name, name, self.declared.get(name))
             elif self._names(annotation, "Options"):
                 self._options(value, node, name)
         self.source.calls.sort(key=lambda call: call.span)
@@ -168,6 +170,7 @@ class _Scanner:
             return
         if target.type == "identifier":
             self.constants[_text(target)] = value
+            self.declared[_text(target)] = target
             annotation = node.child_by_field_name("type")
             if annotation is not None:
                 self.annotations[_text(target)] = _text(annotation).lstrip(":").strip()
@@ -251,31 +254,67 @@ class _Scanner:
                 table = self._follow(value)
                 if table.type == "object":
                     agents = self._pairs(table)
-            keywords[mapped] = Keyword(mapped, self.lines.span(key_node), self._value(value, 0))
+            parsed = self._directory(value) if key in ("cwd", "additionalDirectories") else self._value(value, 0)
+            keywords[mapped] = Keyword(mapped, self.lines.span(key_node), parsed)
         self.source.calls.append(Call("claude_options", TS_SDK, self.lines.span(callee), self.lines.span(node),
                                       keywords, assigned_to=variable))
-        for name, value, _ in agents:
+        for name, value, key_node in agents:
             definition = self._follow(value)
             if definition.type == "object":
                 named = _unwrap(value).type in ("identifier", "shorthand_property_identifier")
-                self._agent(definition, name, _text(value) if named else None)
+                # a const's agent is shown where it is declared, an inline one where it is registered
+                self._agent(definition, name, _text(value) if named else None,
+                            self.declared.get(_text(_unwrap(value))) if named else key_node)
 
-    def _agent(self, node: Node, name: str, variable: str | None) -> None:
+    def _agent(self, node: Node, name: str, variable: str | None, named_by: Node | None = None) -> None:
         if node.id in self.done:
             return
         self.done.add(node.id)
         keywords: dict[str, Keyword] = {}
-        callee = node
         for key, value, key_node in self._pairs(node):
             mapped = _AGENT_KEYS.get(key)
             if mapped is not None:
                 keywords[mapped] = Keyword(mapped, self.lines.span(key_node), self._value(value, 0))
-        # hovering the object's first line shows what the agent sees: its opening brace is the "callee"
-        brace = node.child(0)
-        if brace is not None:
-            callee = brace
+        # what hovers show the agent on (its "callee"): the name it is registered under in agents: {...} or
+        # the const typed AgentDefinition, else the object's opening brace
+        callee = named_by if named_by is not None else (node.child(0) or node)
         self.source.calls.append(Call("agent_definition", TS_SDK, self.lines.span(callee), self.lines.span(node),
                                       keywords, assigned_to=variable, agent_name=name))
+
+    def _directory(self, node: Node) -> PyValue:
+        """cwd / additionalDirectories: a literal, `__dirname` or `import.meta.dirname`, `path.join(...)` /
+        `path.resolve(...)` of those; `process.cwd()` is where the program runs — taken as unset, the file's
+        project, as the SDK defaults to the current directory too."""
+        node = self._follow(node)
+        span = self.lines.span(node)
+        if node.type == "array":
+            return PyValue("list", span, items=[self._directory(child) for child in node.named_children
+                                                if child.type != "comment"])
+        if _text(node).replace(" ", "") == "process.cwd()":
+            return PyValue("none", span)
+        path = self._path(node, 0)
+        if path is not None:
+            return PyValue("path", span, evaluated=path)
+        return self._value(node, 0)
+
+    def _path(self, node: Node, depth: int) -> PurePath | None:
+        node = self._follow(node)
+        if depth > 20:
+            return None
+        if node.type in ("string", "template_string"):
+            text = _string_value(node)
+            return PurePath(text) if text else None
+        text = _text(node)
+        if text in ("__dirname", "import.meta.dirname"):
+            return self.path.parent if self.path is not None else None
+        if node.type == "call_expression":
+            function = _text(node.child_by_field_name("function"))
+            arguments = node.child_by_field_name("arguments")
+            if function.rsplit(".", 1)[-1] in ("join", "resolve") and arguments is not None and arguments.named_child_count:
+                parts = [self._path(child, depth + 1) for child in arguments.named_children]
+                if all(part is not None for part in parts):
+                    return PurePath(*[part for part in parts if part is not None])
+        return None
 
     def _value(self, node: Node, depth: int) -> PyValue:
         span = self.lines.span(node)

@@ -258,3 +258,62 @@ def test_the_cli_checks_a_typescript_file_passed_alone(tmp_path: Path) -> None:
     result = run_cli("check", "app/agent.ts", cwd=tmp_path / "p")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("app/agent.ts:3:") and "CL103" in result.stdout
+
+
+def test_typescript_working_directories_are_evaluated_statically(check_project) -> None:
+    findings = check_project({
+        "svc/.claude/skills/billing/SKILL.md": skill_md("billing", "Bill."),
+        "svc/src/run.ts": (
+            "import { query } from '@anthropic-ai/claude-agent-sdk';\n"
+            "import path from 'node:path';\n"
+            "query({ prompt: 'x', options: { cwd: path.join(__dirname, '..'), settingSources: ['project'], skills: ['billing', 'bilage'] } });\n"
+            "query({ prompt: 'x', options: { cwd: process.cwd(), skills: ['biling'] } });\n"
+            "query({ prompt: 'x', options: { cwd: somewhere, skills: ['never-checked'] } });\n"
+        ),
+    })
+    # process.cwd() counts as the file's project; a cwd that cannot be evaluated checks nothing
+    assert sorted((f["line"], f["message"].split("'")[1]) for f in findings) == [(3, "bilage"), (4, "biling")]
+
+
+def test_an_agent_definition_imported_from_another_module_joins_its_options(check_project) -> None:
+    findings = check_project({
+        "svc/.claude/skills/billing/SKILL.md": skill_md("billing", "Bill."),
+        ".claude/skills/code-review/SKILL.md": skill_md("code-review", "Review."),
+        "app/agents.py": "from claude_agent_sdk import AgentDefinition\n"
+                         "biller = AgentDefinition(description='d', prompt='p', skills=['billing', 'code-review'])\n",
+        "app/main.py": "from claude_agent_sdk import ClaudeAgentOptions\nfrom .agents import biller\n"
+                       "options = ClaudeAgentOptions(cwd='../svc', setting_sources=['project'], agents={'billing': biller})\n",
+    })
+    # in svc's session, code-review is not discovered; the subagent is named by its key in agents={...}
+    assert [(f["path"], f["message"].split("'")[1], "subagent 'billing'" in f["message"]) for f in findings] == [
+        ("app/agents.py", "code-review", True)]
+
+
+@pytest.mark.parametrize("body", [
+    "const a = b; const b = a; query({ prompt: 'x', options: a });",
+    "query({ prompt: 'x', options: { skills: " + "[" * 3000 + "]" * 3000 + " } });",
+    "query({ prompt: 'x', options: { cwd: path.join(" * 500 + "'a'" + ")" * 500 + ", skills: ['x'] } });",
+    "query({ prompt: 'x', options: { skills: ['\\u{110000}', '\\x4', `a${b}`] } });",
+    "query(" * 2000,
+])
+def test_hostile_scripts_parse_without_a_crash(body: str) -> None:
+    from skill_lsp.tssource import parse_script
+
+    source = parse_script("import { query } from '@anthropic-ai/claude-agent-sdk';\n" + body + "\n")
+    assert source.frameworks  # read, whatever it holds
+
+
+def test_a_skill_a_subagent_preloads_by_its_display_name_is_not_unused(check_project) -> None:
+    findings = check_project({
+        ".claude/skills/notes/SKILL.md": skill_md("Release notes", "Write notes."),
+        ".claude/skills/idle/SKILL.md": skill_md("idle", "Nobody lists it."),
+        ".claude/agents/a.md": "---\nname: a\ndescription: d\nskills: [Release notes]\n---\n",
+    }, "--extend-select", "SK303")
+    assert [f["path"] for f in having(findings, "SK303")] == [".claude/skills/idle/SKILL.md"]
+
+
+def test_the_walk_collects_the_suffixes_the_scanner_reads() -> None:
+    # discovery keeps its own copy (the walk runs before the tree-sitter grammars are imported)
+    from skill_lsp import discovery, tssource
+
+    assert discovery._SCRIPT_SUFFIXES == tssource.SCRIPT_SUFFIXES

@@ -196,75 +196,101 @@ def sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
         shown = type(literal).__name__ if literal is not ... else {"bytes": "bytes"}.get(value.kind, value.kind)
         suffix = f": {literal!r}" if literal is not ... else ""
         return "CL101", f"Skill names must be strings, got {shown}{suffix}"
-    name = value.text
+    return _name_problem(value.text, _PYTHON_RULES)
+
+
+@dataclass(frozen=True)
+class _NameRules:
+    """One SDK's checks of a listed skill name, in its own words ({name} is the name's repr)."""
+
+    blank: str
+    surrogate: str
+    padded: str
+    forbidden: re.Pattern[str]
+    forbidden_message: str
+    star: str
+    wildcard_suffixes: tuple[str, ...]
+    wildcard: str
+    slash: str
+    backslashes: str
+    trailing_backslash: str
+    whitespace: str | None  # what the SDK trims (None: Python's str.strip)
+
+
+# Python SDK 0.2.143, _internal/transport/subprocess_cli.py (_validate_skill_name)
+_PYTHON_RULES = _NameRules(
+    blank="Skill names must be non-empty strings",
+    surrogate="Invalid skill name {name}: contains a surrogate code point, which can never match a skill the CLI discovered.",
+    padded="Invalid skill name {name}: leading or trailing whitespace can never match — the Skill tool trims the invoked name.",
+    forbidden=re.compile(r"[(),\x00-\x1f\x7f-\x9f\ufeff]"),
+    forbidden_message=("Invalid skill name {name}: parentheses, commas, control characters, and byte-order marks are not "
+                       "allowed. Names match the skill's directory name, or 'plugin:skill' for plugin-qualified skills."),
+    star="Invalid skill name '*': use skills=\"all\" to enable every skill.",
+    wildcard_suffixes=(":*", " *"),
+    wildcard="Invalid skill name {name}: wildcard-suffix names are not allowed; list each skill by its exact name.",
+    slash=("Invalid skill name {name}: skill names may not start with '/'. The skills option takes the canonical name, "
+           "not the slash-command form."),
+    backslashes=("Invalid skill name {name}: consecutive backslashes are not allowed — the per-rule parser collapses "
+                 "them, so the rule would name a different skill."),
+    trailing_backslash="Invalid skill name {name}: names may not end with an unpaired backslash.",
+    whitespace=None,
+)
+
+# TypeScript SDK 0.3.333, sdk.mjs (the check each `skills` entry passes before it becomes a `Skill(name)` rule): no
+# U+FEFF rule (JavaScript's trim() takes it as whitespace), `__*` is a wildcard suffix too, other wording
+_TYPESCRIPT_RULES = _NameRules(
+    blank="Skill names must be non-empty strings.",
+    surrogate=("Invalid skill name {name}: the name contains an unpaired surrogate, which cannot survive the UTF-8 "
+               "encoding of the CLI invocation; no skill discovered from the filesystem can have such a name."),
+    padded=("Invalid skill name {name}: leading or trailing whitespace is not allowed — the Skill tool trims the invoked "
+            "name, so a padded rule can never match. Remove the padding."),
+    forbidden=re.compile(r"[(),\x00-\x1f\x7f-\x9f]"),
+    forbidden_message=("Invalid skill name {name}: parentheses, commas, and control characters are not allowed in skill "
+                       "names. Skill names match the skill's directory name (or 'plugin:skill' for plugin-qualified "
+                       "skills); rename the skill if its directory name contains these characters."),
+    star="Invalid skill name '*': use skills: 'all' to enable every skill.",
+    wildcard_suffixes=(":*", " *", "__*"),
+    wildcard="Invalid skill name {name}: wildcard-suffix names are not allowed; list each skill by its exact name.",
+    slash=("Invalid skill name {name}: skill names may not start with '/'. Skills are invoked as slash commands, but the "
+           "skills option takes the skill's canonical name — the directory name, or 'plugin:skill'."),
+    backslashes=("Invalid skill name {name}: consecutive backslashes are not allowed — the permission-rule parser "
+                 "collapses escaped backslashes, so the rule would name a different skill. Rename the skill."),
+    trailing_backslash="Invalid skill name {name}: names may not end with an unpaired backslash.",
+    whitespace=" \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+               "\u2028\u2029\u202f\u205f\u3000\ufeff",
+)
+
+
+def _name_problem(name: str | None, rules: _NameRules) -> tuple[str, str] | None:
     if name is None:
         return None
-    if not name.strip():
-        return "CL101", "Skill names must be non-empty strings"
+    shown = repr(name)
+    if not name.strip(rules.whitespace):
+        return "CL101", rules.blank
     if not name.isascii() and any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
-        return "CL101", (f"Invalid skill name {name!r}: contains a surrogate code point, which can never match a "
-                         "skill the CLI discovered.")
-    if name != name.strip():
-        return "CL101", (f"Invalid skill name {name!r}: leading or trailing whitespace can never match — the Skill "
-                         "tool trims the invoked name.")
-    if re.search(r"[(),\x00-\x1f\x7f-\x9f\ufeff]", name):
-        return "CL101", (f"Invalid skill name {name!r}: parentheses, commas, control characters, and byte-order marks "
-                         "are not allowed. Names match the skill's directory name, or 'plugin:skill' for "
-                         "plugin-qualified skills.")
+        return "CL101", rules.surrogate.format(name=shown)
+    if name != name.strip(rules.whitespace):
+        return "CL101", rules.padded.format(name=shown)
+    if rules.forbidden.search(name):
+        return "CL101", rules.forbidden_message.format(name=shown)
     if name == "*":
-        return "CL104", "Invalid skill name '*': use skills=\"all\" to enable every skill."
-    if name.endswith(":*") or name.endswith(" *"):
-        return "CL101", (f"Invalid skill name {name!r}: wildcard-suffix names are not allowed; list each skill by its "
-                         "exact name.")
+        return "CL104", rules.star
+    if name.endswith(rules.wildcard_suffixes):
+        return "CL101", rules.wildcard.format(name=shown)
     if name.startswith("/"):
-        return "CL101", (f"Invalid skill name {name!r}: skill names may not start with '/'. The skills option takes "
-                         "the canonical name, not the slash-command form.")
+        return "CL101", rules.slash.format(name=shown)
     if "\\\\" in name:
-        return "CL101", (f"Invalid skill name {name!r}: consecutive backslashes are not allowed — the per-rule parser "
-                         "collapses them, so the rule would name a different skill.")
+        return "CL101", rules.backslashes.format(name=shown)
     if name.endswith("\\"):
-        return "CL101", f"Invalid skill name {name!r}: names may not end with an unpaired backslash."
+        return "CL101", rules.trailing_backslash.format(name=shown)
     return None
 
 
 def ts_sdk_name_problem(value: PyValue) -> tuple[str, str] | None:
-    """(code, message) in the TypeScript SDK's own words (0.3.333, sdk.mjs, the check each `skills` entry
-    passes before it becomes a `Skill(name)` rule). Not the Python SDK's: no U+FEFF rule (JavaScript's
-    trim() takes it as whitespace), `__*` is a wildcard suffix too, and the messages differ."""
+    """(code, message) in the TypeScript SDK's own words for a name it rejects."""
     if value.kind != "str":
-        return "CL101", "Skill names must be non-empty strings."
-    name = value.text
-    if name is None:
-        return None
-    js_space = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-    if not name.strip(js_space):
-        return "CL101", "Skill names must be non-empty strings."
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in name):
-        return "CL101", (f"Invalid skill name {name!r}: the name contains an unpaired surrogate, which cannot survive "
-                         "the UTF-8 encoding of the CLI invocation; no skill discovered from the filesystem can have "
-                         "such a name.")
-    if name != name.strip(js_space):
-        return "CL101", (f"Invalid skill name {name!r}: leading or trailing whitespace is not allowed — the Skill tool "
-                         "trims the invoked name, so a padded rule can never match. Remove the padding.")
-    if re.search(r"[(),\x00-\x1f\x7f-\x9f]", name):
-        return "CL101", (f"Invalid skill name {name!r}: parentheses, commas, and control characters are not allowed in "
-                         "skill names. Skill names match the skill's directory name (or 'plugin:skill' for "
-                         "plugin-qualified skills); rename the skill if its directory name contains these characters.")
-    if name == "*":
-        return "CL104", "Invalid skill name '*': use skills: 'all' to enable every skill."
-    if name.endswith((":*", " *", "__*")):
-        return "CL101", (f"Invalid skill name {name!r}: wildcard-suffix names are not allowed; list each skill by its "
-                         "exact name.")
-    if name.startswith("/"):
-        return "CL101", (f"Invalid skill name {name!r}: skill names may not start with '/'. Skills are invoked as slash "
-                         "commands, but the skills option takes the skill's canonical name — the directory name, or "
-                         "'plugin:skill'.")
-    if "\\\\" in name:
-        return "CL101", (f"Invalid skill name {name!r}: consecutive backslashes are not allowed — the permission-rule "
-                         "parser collapses escaped backslashes, so the rule would name a different skill. Rename the skill.")
-    if name.endswith("\\"):
-        return "CL101", f"Invalid skill name {name!r}: names may not end with an unpaired backslash."
-    return None
+        return "CL101", _TYPESCRIPT_RULES.blank
+    return _name_problem(value.text, _TYPESCRIPT_RULES)
 
 
 def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> None:
@@ -366,8 +392,9 @@ def check_definition(model: Model, definition: DefinitionEntry, reporter: Report
     listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
     who = (f"Claude Code does not preload it into the subagent '{definition.display_name}'" if definition.is_file else
            f"the subagent '{definition.display_name}' starts without it")
+    resolve = definition.resolver()
     for index, item in enumerate(value.items):
-        if item.kind != "str" or item.text is None or definition.lookup(item.text) is not None:
+        if item.kind != "str" or item.text is None or resolve(item.text) is not None:
             continue
         name = item.text
         near = registry.skills.index().closest(name)

@@ -689,7 +689,8 @@ def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) ->
             profile=skill.profile,
             related=[Related(other.path, other.facts.first_line, f"'{key}' is also defined here") for other in others],
         )
-    if key not in model.listings and reporter.wants("SK303"):
+    # a subagent may list it by its display name or bare plugin name instead (agents_using finds those)
+    if key not in model.listings and reporter.wants("SK303") and not model.agents_using(skill):
         reporter.report(
             "SK303", skill.path, skill.facts.first_line,
             f"no agent lists the skill '{key}'", profile=skill.profile,

@@ -775,8 +775,12 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
     text = features.code_hover(model, target)
     if text is None:
         return None
-    span = target.item.span if target.item is not None else (
-        target.call.keywords["skills"].name_span if target.kind == "skills-keyword" else target.call.callee_span)
+    if target.item is not None:
+        span = target.item.span
+    elif target.kind in ("skills-keyword", "field"):
+        span = target.call.keywords[target.key or "skills"].name_span
+    else:
+        span = target.call.callee_span
     return types.Hover(contents=_markdown(text), range=lines.range(ls.codec, span))
 
 
@@ -806,7 +810,14 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     else:  # a TypeScript/JavaScript file or a subagent file
         found = features.agent_list_context(model, path, text, position, source)
         if found is None:
-            return None
+            keys = features.subagent_key_completion(text, position) if path.suffix == ".md" else None
+            if keys is None:
+                return None
+            key_span, offered = keys
+            return types.CompletionList(is_incomplete=False, items=[types.CompletionItem(
+                label=key, kind=types.CompletionItemKind.Property, documentation=_markdown(doc),
+                text_edit=types.TextEdit(range=lines.range(ls.codec, key_span), new_text=f"{key}: "),
+            ) for key, doc in offered])
         (context, registries), claude = found, True
     candidates, incomplete = _completion_candidates(registries, context.prefix, set(context.listed))
     replace = lines.range(ls.codec, Span(context.start, context.end))

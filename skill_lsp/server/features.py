@@ -11,11 +11,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..agentfile import KNOWN_FIELDS as SUBAGENT_FIELDS
 from ..disclosure import (
     NOT_KNOWN,
     agent_disclosure,
     agentdeck_cannot_load,
     available_skills_xml,
+    listed_skills,
     options_disclosure,
     options_skills,
     skill_entry,
@@ -36,11 +38,12 @@ from ..textutil import split_lines
 class CodeTarget:
     """Something in an agent file at a position."""
 
-    kind: str  # skill | skills-keyword | callee
+    kind: str  # skill | skills-keyword | callee | field (a subagent file's frontmatter key)
     path: Path
     call: Call
     owner: Owner | None
     item: PyValue | None = None
+    key: str | None = None
 
 
 def owner_of(model: Model, path: Path, call: Call) -> Owner | None:
@@ -75,6 +78,10 @@ def code_target(model: Model, path: Path, position: Position) -> CodeTarget | No
                 best = CodeTarget("skills-keyword", path, call, owner)
         if _contains(call.callee_span, position):
             best = CodeTarget("callee", path, call, owner)
+        if call.kind == "agent_file" and best is None:
+            for key, keyword in call.keywords.items():
+                if key != "skills" and _contains(keyword.name_span, position):
+                    best = CodeTarget("field", path, call, owner, key=key)
     return best
 
 
@@ -231,6 +238,13 @@ def _options_hover(owner: OptionsEntry) -> str:
 
 def code_hover(model: Model, target: CodeTarget) -> str | None:
     owner = target.owner
+    if target.kind == "field" and target.key is not None:
+        doc = SUBAGENT_FIELDS.get(target.key)
+        if doc is None:
+            near = closest(target.key, list(SUBAGENT_FIELDS), 1)
+            return f"**{target.key}** — not a subagent field Claude Code reads; it is ignored." + (
+                f" Did you mean `{near[0]}`?" if near else "")
+        return f"**{target.key}** — {doc}\n\n_Claude Code subagent_"
     if target.kind == "skill" and target.item is not None:
         name = target.item.text or ""
         skill = resolve_listing(owner, name)
@@ -256,16 +270,7 @@ def code_hover(model: Model, target: CodeTarget) -> str | None:
 def subagent_hover(model: Model, definition: DefinitionEntry) -> str:
     """What a subagent sees of skills: each preloaded skill's whole SKILL.md, injected at start."""
     kind = "Subagent" if definition.is_file else "AgentDefinition"
-    preloaded: list[SkillEntry] = []
-    missing: list[str] = []
-    for item in definition.skill_values():
-        if item.kind != "str" or item.text is None:
-            continue
-        skill = definition.lookup(item.text)
-        if skill is None:
-            missing.append(item.text)
-        elif skill not in preloaded:
-            preloaded.append(skill)
+    preloaded, missing = listed_skills(definition.skill_values(), definition.resolver())
     characters = sum(len(skill.file.text) for skill in preloaded)
     parts = [f"**{kind} `{definition.display_name}`** — preloads {len(preloaded)} skill"
              f"{'s' if len(preloaded) != 1 else ''}: the full content of each is injected into its context at start "
@@ -407,18 +412,19 @@ class StringContext:
 _STRING_PART = re.compile(r"""(?P<q>[rRuU]?(?P<quote>["']))""")
 
 
-def _open_string(line: str, column: int) -> tuple[int, str] | None:
-    """(content start, quote) when column is inside a single-line string on line."""
+def _open_string(line: str, column: int, comment: str = "#", quotes: str = "\"'") -> tuple[int, str] | None:
+    """(content start, quote) when column is inside a single-line string on line (Python by default;
+    TypeScript/JavaScript with comment="//" and backticks among the quotes)."""
     index = 0
     start: int | None = None
     quote = ""
     while index < column:
         char = line[index]
         if start is None:
-            if char == "#":
+            if line.startswith(comment, index):
                 return None
-            if char in "\"'":
-                if line.startswith(char * 3, index):
+            if char in quotes:
+                if comment == "#" and line.startswith(char * 3, index):
                     return None  # triple-quoted: never a skill name
                 start, quote = index + 1, char
         else:
@@ -498,7 +504,7 @@ def _enclosing_skills_call(before: str, source: PySource) -> tuple[str, int, lis
                 resolved = source.resolve_callee(callee.group(1)) or ""
                 if resolved == "agentdeck:Agent":
                     framework = "agentdeck"
-                elif resolved == "claude_agent_sdk:ClaudeAgentOptions":
+                elif resolved in ("claude_agent_sdk:ClaudeAgentOptions", "claude_agent_sdk:AgentDefinition"):
                     framework = "claude_agent_sdk"
                 else:
                     return None
@@ -513,22 +519,17 @@ def completion_registries(model: Model, path: Path, context: StringContext, text
     """The registries to offer names from, and whether names are Claude's."""
     claude = context.framework == "claude_agent_sdk"
     line = text[: context.call_start].count("\n")
-    _, agents, options = model.entries_in(path)
-    owners: list[AgentEntry | OptionsEntry] = [*options] if claude else [*agents]
-    for owner in owners:
-        if owner.call.span.start.line <= line <= owner.call.span.end.line:
-            return registries_of(owner), claude
-    if owners:
+    if claude:  # the innermost options or AgentDefinition around the call
+        return _owner_registries(model, path, line), True
+    _, agents, _ = model.entries_in(path)
+    for agent in agents:
+        if agent.call.span.start.line <= line <= agent.call.span.end.line:
+            return registries_of(agent), False
+    if agents:
         found: list[Registry] = []
-        for owner in owners:
-            found += registries_of(owner)
-        return found, claude
-    if claude:
-        registry = Registry("discovered Claude skills", [])
-        for skill in model.skills.values():
-            if skill.profile == Profile.CLAUDE and skill.root is not None:
-                registry.add(skill)
-        return [registry], True
+        for agent in agents:
+            found += registries_of(agent)
+        return found, False
     folder = model.folder_of(path)
     known = model.project_registries.get(folder)
     if known is not None:
@@ -635,6 +636,9 @@ def _frontmatter_list_position(lines: list[str], row: int, column: int) -> tuple
     line = lines[row]
     if row == key_row and column < match.end():
         return None  # on the key itself
+    if row != key_row and line[:1] not in (" ", "\t", "-"):
+        return None  # a new key being typed: list items are indented or start with '-'
+
     start = column
     while start > 0 and line[start - 1] not in "[],'\" \t":
         start -= 1
@@ -655,9 +659,10 @@ def _script_list_position(text: str, lines: list[str], row: int, column: int,
     if not source.frameworks:
         return None  # the file does not import the SDK
     line = lines[row]
-    opened = _open_script_string(line, column)
-    if opened is None:
+    found = _open_string(line, column, "//", "\"'`")
+    if found is None:
         return None
+    opened = found[0]
     offset = sum(len(each) + 1 for each in lines[:row]) + opened - 1
     window = text[max(0, offset - 20000):offset]
     bracket = _open_bracket(window)
@@ -665,27 +670,6 @@ def _script_list_position(text: str, lines: list[str], row: int, column: int,
         return None
     listed = re.findall(r"""["'`]([^"'`\n]+)["'`]""", window[bracket:])
     return opened, listed
-
-
-def _open_script_string(line: str, column: int) -> int | None:
-    """The content start when column is inside a single-line string literal ('...', "..." or `...`)."""
-    index = 0
-    start: int | None = None
-    quote = ""
-    while index < column:
-        char = line[index]
-        if start is None:
-            if line.startswith("//", index):
-                return None
-            if char in "\"'`":
-                start, quote = index + 1, char
-        elif char == "\\":
-            index += 2
-            continue
-        elif char == quote:
-            start = None
-        index += 1
-    return start
 
 
 def _open_bracket(window: str) -> int | None:
@@ -731,3 +715,23 @@ def _owner_registries(model: Model, path: Path, line: int) -> list[Registry]:
         if skill.profile == Profile.CLAUDE and skill.root is not None:
             registry.add(skill)
     return [registry]
+
+
+def subagent_key_completion(text: str, position: Position) -> tuple[Span, list[tuple[str, str]]] | None:
+    """At the start of a top-level line of a subagent file's frontmatter: the fields not written yet, and the
+    span the typed word takes."""
+    lines = split_lines(text)
+    if not lines or lines[0].strip() != "---" or position.line == 0 or position.line >= len(lines):
+        return None
+    close = next((number for number in range(1, len(lines)) if lines[number].rstrip() == "---"), len(lines))
+    if position.line >= close:
+        return None
+    line = lines[position.line]
+    column = min(position.column, len(line))
+    if not re.fullmatch(r"[A-Za-z_]*", line[:column]) or ":" in line[:column]:
+        return None
+    end = column + len(re.match(r"[A-Za-z_]*", line[column:]).group(0))  # type: ignore[union-attr]
+    written = {match.group(1) for row in lines[1:close] if (match := _TOP_KEY.match(row))}
+    offered = [(key, doc) for key, doc in SUBAGENT_FIELDS.items()
+               if key not in written and key.lower().startswith(line[:column].lower())]
+    return Span.of(position.line, 0, position.line, end), offered

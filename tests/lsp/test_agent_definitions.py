@@ -62,6 +62,14 @@ def open_file(client: LanguageClient, path: Path, text: str | None = None) -> No
         text=path.read_text(encoding="utf-8") if text is None else text)))
 
 
+async def hover_text(client: LanguageClient, path: Path, needle: str, delta: int = 1) -> str:
+    """The hover at needle (plus delta code points), the file opened first; '' when there is none."""
+    open_file(client, path)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=doc(path), position=position_of(path, needle, delta, encoding_of(client))))
+    return hover.contents.value if hover is not None and isinstance(hover.contents, types.MarkupContent) else ""
+
+
 def range_of(path: Path, needle: str, encoding: str) -> types.Range:
     return types.Range(start=position_of(path, needle, 0, encoding), end=position_of(path, needle, len(needle), encoding))
 
@@ -79,24 +87,14 @@ async def test_each_kind_is_diagnosed_on_its_typo_and_clean_files_are_not(agents
 
 
 async def test_hover_on_a_preloaded_skill_and_on_the_agent(agents_client: LanguageClient, agents_workspace: Path) -> None:
-    writer = agents_workspace / WRITER
-    open_file(agents_client, writer)
-    encoding = encoding_of(agents_client)
-    hover = await agents_client.text_document_hover_async(types.HoverParams(
-        text_document=doc(writer), position=position_of(writer, "release-notes", 2, encoding)))
-    assert hover is not None and "**release-notes**" in hover.contents.value
-    assert "Write release notes from merged pull requests." in hover.contents.value
-    agent = agents_workspace / AGENT_TS
-    open_file(agents_client, agent)
-    hover = await agents_client.text_document_hover_async(types.HoverParams(
-        text_document=doc(agent), position=position_of(agent, "{ description", 0, encoding)))
-    assert hover is not None
-    text = hover.contents.value
+    text = await hover_text(agents_client, agents_workspace / WRITER, "release-notes", 2)
+    assert "**release-notes**" in text and "Write release notes from merged pull requests." in text
+    # a const agent is shown on its declaration, an inline one on the name it is registered under
+    text = await hover_text(agents_client, agents_workspace / AGENT_TS, "const checker", len("const c"))
     assert "AgentDefinition `checker`" in text and "preloads 0 skills" in text and "`code-reviw`" in text
-    reviewer = agents_workspace / REVIEWER
-    hover = await agents_client.text_document_hover_async(types.HoverParams(
-        text_document=doc(reviewer), position=position_of(reviewer, "reviewer", 1, encoding)))
-    assert hover is not None and "Subagent `reviewer`" in hover.contents.value
+    text = await hover_text(agents_client, agents_workspace / CLEAN_MJS, "notes:", 1)
+    assert "AgentDefinition `notes`" in text and "preloads 1 skill:" in text
+    assert "Subagent `reviewer`" in await hover_text(agents_client, agents_workspace / REVIEWER, "reviewer")
 
 
 async def test_completion_in_a_half_typed_subagent_list_and_typescript_string(agents_client: LanguageClient,
@@ -171,6 +169,7 @@ async def test_quick_fix_replaces_the_typo_in_a_subagent_file(agents_client: Lan
     actions = await agents_client.text_document_code_action_async(types.CodeActionParams(
         text_document=doc(reviewer), range=items[0].range, context=types.CodeActionContext(diagnostics=[items[0]])))
     assert actions is not None
+    assert "Create skill 'code-reveiw' in skills/" in [action.title for action in actions]
     replace = next(action for action in actions if action.title == "Replace with 'code-review'")
     assert replace.edit is not None
     edits = [e for change in replace.edit.document_changes or [] if isinstance(change, types.TextDocumentEdit)
@@ -249,11 +248,8 @@ async def test_ranges_in_every_encoding_in_markdown_and_typescript(agents_encodi
 async def test_hover_on_query_previews_the_session_and_symbols_list_each_agent(agents_client: LanguageClient,
                                                                                agents_workspace: Path) -> None:
     mjs = agents_workspace / CLEAN_MJS
-    open_file(agents_client, mjs)
-    encoding = encoding_of(agents_client)
-    hover = await agents_client.text_document_hover_async(types.HoverParams(
-        text_document=doc(mjs), position=position_of(mjs, "sdk.query", 5, encoding)))
-    assert hover is not None and "<available_skills>" in hover.contents.value and "\ncode-review\n" in hover.contents.value
+    text = await hover_text(agents_client, mjs, "sdk.query", 5)
+    assert "<available_skills>" in text and "\ncode-review\n" in text
     symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(mjs)))
     assert symbols is not None
     assert sorted((symbol.name, symbol.detail) for symbol in symbols) == [("ClaudeAgentOptions", "ClaudeAgentOptions"),
@@ -263,3 +259,28 @@ async def test_hover_on_query_previews_the_session_and_symbols_list_each_agent(a
     symbols = await agents_client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(writer)))
     assert symbols is not None and [(s.name, [c.name for c in s.children or []]) for s in symbols] == [
         ("writer", ["release-notes", "code-review"])]
+
+
+async def test_subagent_frontmatter_keys_hover_and_complete(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    reviewer = agents_workspace / REVIEWER
+    text = await hover_text(agents_client, reviewer, "permissionMode", 3)
+    assert "**permissionMode**" in text and "`acceptEdits`" in text
+    text = reviewer.read_text(encoding="utf-8").replace("skills: [code-reveiw]\n", "skills: [code-reveiw]\nmax\n")
+    change_document(agents_client, reviewer, text, 2)
+    line = text.splitlines().index("max")
+    result = await agents_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(reviewer), position=types.Position(line=line, character=3)))
+    assert result is not None and [item.label for item in result.items] == ["maxTurns"]
+    assert result.items[0].text_edit is not None and result.items[0].text_edit.new_text == "maxTurns: "
+
+
+async def test_completion_inside_a_python_agent_definition(agents_client: LanguageClient, agents_workspace: Path) -> None:
+    agents = agents_workspace / AGENTS_PY
+    open_file(agents_client, agents)
+    text = agents.read_text(encoding="utf-8").replace('skills=["relase-notes"]', 'skills=["rel')
+    change_document(agents_client, agents, text, 2)
+    line = next(number for number, each in enumerate(text.splitlines()) if 'skills=["rel' in each)
+    column = text.splitlines()[line].index('"rel') + 4
+    result = await agents_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(agents), position=types.Position(line=line, character=column)))
+    assert result is not None and sorted(item.label for item in result.items) == ["code-review", "release-notes"]
