@@ -208,6 +208,7 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
     checked = Checked([], [], 0, 0)
     cwd = Path(os.getcwd())
     for folder, only in workspaces:
+        progress.phase("reading the last run's results")
         outcome = cached_outcome(location, [folder], settings) if location is not None else None
         if outcome is None:
             outcome = _analyse([folder], settings, location, progress)
@@ -285,10 +286,13 @@ def _fix(checked: Checked, workspaces: list[tuple[Path, set[Path] | None]], sett
                 print(f"skill-lsp: {reason}", file=sys.stderr)
             if not plan:
                 continue
-            problems = apply_plan(plan)
+            done, problems = apply_plan(plan)
             for problem in problems:
                 print(f"skill-lsp: cannot fix {problem}", file=sys.stderr)
-            fixed += len(plan.applied)
+            fixed += len(done)
+            if problems:
+                # a file that cannot be written fails the same way on every pass: this pass is the last
+                return fixed, _collect(workspaces, settings, location, progress)
             changed = True
         if not changed:
             break
