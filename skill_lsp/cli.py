@@ -515,11 +515,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="analyse every file again, without reading or writing the cache (see SKILL_LSP_CACHE_DIR)")
     check.add_argument("--profile", action="store_true", help="print where the time went, by phase, to stderr")
     check.add_argument("--fix", action="store_true",
-                       help="apply the safe fixes (the preferred text edits), check again and report what remains")
+                       help="apply the safe fixes (text edits that guess nothing), check again and report what remains")
     check.add_argument("--diff", action="store_true",
                        help="print the fixes --fix would make as a unified diff, change nothing; exit 1 when there are any")
     check.add_argument("--unsafe-fixes", action="store_true",
-                       help="with --fix or --diff, also the fixes that create or rename files or are not preferred")
+                       help="with --fix or --diff, also the fixes that create or rename files, put the closest name or "
+                            "file in place of an unknown one, or are not the preferred fix")
     check.set_defaults(handler=command_check, usage=check.format_usage)
 
     disclosure = commands.add_parser("disclosure", help="print the text an agent sees")
