@@ -250,6 +250,7 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
         # (as ruff checks a file named explicitly); such a run is not cached: it is not the folder's
         keep = kept_from_exclusion(folder, walk_exclude(folder, settings), sorted(only)) if only else ()
         here = location if not keep else None
+        progress.phase("reading the last run's results")
         outcome = cached_outcome(here, [folder], settings) if here is not None else None
         if outcome is None:
             outcome = _analyse([folder], settings, here, progress, keep, sorted(only) if keep and only else [])
@@ -327,10 +328,13 @@ def _fix(checked: Checked, workspaces: list[tuple[Path, set[Path] | None]], sett
                 print(f"skill-lsp: {reason}", file=sys.stderr)
             if not plan:
                 continue
-            problems = apply_plan(plan)
+            done, problems = apply_plan(plan)
             for problem in problems:
                 print(f"skill-lsp: cannot fix {problem}", file=sys.stderr)
-            fixed += len(plan.applied)
+            fixed += len(done)
+            if problems:
+                # a file that cannot be written fails the same way on every pass: this pass is the last
+                return fixed, _collect(workspaces, settings, location, progress)
             changed = True
         if not changed:
             break
@@ -559,11 +563,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="analyse every file again, without reading or writing the cache (see SKILL_LSP_CACHE_DIR)")
     check.add_argument("--profile", action="store_true", help="print where the time went, by phase, to stderr")
     check.add_argument("--fix", action="store_true",
-                       help="apply the safe fixes (the preferred text edits), check again and report what remains")
+                       help="apply the safe fixes (text edits that guess nothing), check again and report what remains")
     check.add_argument("--diff", action="store_true",
                        help="print the fixes --fix would make as a unified diff, change nothing; exit 1 when there are any")
     check.add_argument("--unsafe-fixes", action="store_true",
-                       help="with --fix or --diff, also the fixes that create or rename files or are not preferred")
+                       help="with --fix or --diff, also the fixes that create or rename files, put the closest name or "
+                            "file in place of an unknown one, or are not the preferred fix")
     check.set_defaults(handler=command_check, usage=check.format_usage)
 
     disclosure = commands.add_parser("disclosure", help="print the text an agent sees")

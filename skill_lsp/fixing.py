@@ -62,6 +62,8 @@ class Plan:
     creates: dict[Path, str] = field(default_factory=dict)
     renames: list[tuple[Path, Path]] = field(default_factory=list)
     applied: list[Finding] = field(default_factory=list)
+    # the findings each path's change fixes (the text edits', the new file's, the renamed path's)
+    fixing: dict[Path, list[Finding]] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # why a fix was left out, for stderr
 
     def __bool__(self) -> bool:
@@ -144,7 +146,6 @@ def plan_fixes(findings: Iterable[Finding], folders: list[Path], unsafe: bool, o
     roots = [Path(os.path.realpath(folder)) for folder in folders]
     plan = Plan()
     edits_by_file: dict[Path, list[TextEdit]] = {}
-    fixed_in: dict[Path, list[Finding]] = {}
     taken_paths: set[Path] = set()
     for finding in findings:
         fix = applicable(finding, unsafe)
@@ -172,7 +173,9 @@ def plan_fixes(findings: Iterable[Finding], folders: list[Path], unsafe: bool, o
             continue
         for edit in new_edits:
             edits_by_file.setdefault(edit.path, []).append(edit)
-            fixed_in.setdefault(edit.path, []).append(finding)
+            plan.fixing.setdefault(edit.path, []).append(finding)
+        for path in [create.path for create in fix.creates] + [rename.old for rename in fix.renames]:
+            plan.fixing.setdefault(path, []).append(finding)
         for create in fix.creates:
             plan.creates[create.path] = create.content
         plan.renames += [(rename.old, rename.new) for rename in fix.renames]
@@ -185,7 +188,7 @@ def plan_fixes(findings: Iterable[Finding], folders: list[Path], unsafe: bool, o
         new = _apply_edits(old, edits) if old is not None else None
         if old is None or new is None:
             plan.skipped.append(f"{path}: not plain UTF-8, or its text no longer fits the fix; not rewritten")
-            plan.applied = [finding for finding in plan.applied if finding not in fixed_in[path]]
+            plan.applied = [finding for finding in plan.applied if finding not in plan.fixing[path]]
             continue
         if new != old:
             plan.texts[path] = (old, new)
@@ -217,14 +220,16 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def apply_plan(plan: Plan) -> list[str]:
-    """Make the plan's changes; the problems met (each leaves its file as it was)."""
+def apply_plan(plan: Plan) -> tuple[list[Finding], list[str]]:
+    """Make the plan's changes: the findings fixed, and the problems met (each leaves its file as it was)."""
     problems = []
+    failed: set[Path] = set()
     for path, (_, new) in plan.texts.items():
         try:
             write_atomically(path, new)
         except OSError as error:
             problems.append(f"{path}: {error.strerror or error}")
+            failed.add(path)
     for created, content in plan.creates.items():
         try:
             created.parent.mkdir(parents=True, exist_ok=True)
@@ -233,6 +238,7 @@ def apply_plan(plan: Plan) -> list[str]:
                 handle.write(content)
         except OSError as error:
             problems.append(f"{created}: {error.strerror or error}")
+            failed.add(created)
     for source, target in plan.renames:
         try:
             if target.exists():
@@ -240,7 +246,9 @@ def apply_plan(plan: Plan) -> list[str]:
             os.rename(source, target)
         except OSError as error:
             problems.append(f"{source}: {error.strerror or error}")
-    return problems
+            failed.add(source)
+    unfixed = [finding for path in failed for finding in plan.fixing.get(path, [])]
+    return [finding for finding in plan.applied if finding not in unfixed], problems
 
 
 def plan_diff(plan: Plan, shown: dict[Path, str]) -> str:

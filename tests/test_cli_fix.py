@@ -179,3 +179,22 @@ def test_files_named_on_the_command_line_are_the_only_ones_fixed(project: Projec
     assert project.path(SKILL).read_text(encoding="utf-8") == TYPOS[SKILL]
     assert codes(project.check(SKILL)) == ["SK106", "SK108", "SK111"]
     assert result.status == 0
+
+
+def test_a_file_that_cannot_be_written_is_said_and_left_whole(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = ".agentdeck/skills/quote-fare/SKILL.md"
+    project.write({**TYPOS, other: "---\nname: quote-fare\ndescripton: Quote.\n---\n\nBody.\n"})
+    replace = os.replace
+
+    def refuse(source: str, target: str) -> None:
+        if str(target).endswith("parse-request/SKILL.md"):
+            raise PermissionError(13, "Permission denied")
+        replace(source, target)
+
+    monkeypatch.setattr("skill_lsp.fixing.os.replace", refuse)
+    result = project.run("check", "--fix")
+    assert project.path(SKILL).read_text(encoding="utf-8") == TYPOS[SKILL]
+    assert os.listdir(project.path(".agentdeck/skills/parse-request")) == ["SKILL.md"]  # the temporary file is gone
+    assert project.path(other).read_text(encoding="utf-8").startswith("---\nname: quote-fare\ndescription: Quote.")
+    assert result.err.count("cannot fix") == 1 and "Permission denied" in result.err
+    assert "Fixed 1 issue." in result.out and "SK108" in result.out and result.status == 1

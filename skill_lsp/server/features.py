@@ -339,7 +339,10 @@ def skill_file_hover(model: Model, skill: SkillEntry, position: Position) -> str
         users = model.agents_using(skill)
         if users:
             lines.append(f"Used by {len(users)} agent{'s' if len(users) != 1 else ''}:")
-            lines += [f"- {_owner_label(owner)} — `{relative(path, model)}:{span.start.line + 1}`" for path, span, owner in users]
+            lines += [f"- {_owner_label(owner)} — `{relative(path, model)}:{span.start.line + 1}`"
+                      for path, span, owner in users[:HOVER_SKILLS]]
+            if len(users) > HOVER_SKILLS:
+                lines.append("- " + _more(len(users) - HOVER_SKILLS, "agents (Find References lists them all)"))
         else:
             lines.append("No agent in the workspace lists this skill.")
         return "\n\n".join(lines[:3]) + "\n\n" + "\n".join(lines[3:]) + "\n\n" + _verdict_block(skill)

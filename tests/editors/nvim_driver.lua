@@ -97,43 +97,45 @@ local function shown_diagnostics(bufnr, lnum)
   return { virtual_text = table.concat(virtual, ''), float = float, mapped = mapping.desc or vim.NIL }
 end
 
--- K, as the user presses it: the buffer's mapping, and the hover float it opens.
-local function press_k_on(bufnr, needle)
+-- The cursor inside the first occurrence of needle (a string literal): on its third byte.
+local function cursor_on(bufnr, needle)
   vim.api.nvim_set_current_buf(bufnr)
   for number, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
     local start = line:find(needle, 1, true)
     if start then
       vim.api.nvim_win_set_cursor(0, { number, start + 1 })
-      vim.api.nvim_feedkeys('K', 'mx', false)
-      local opened = vim.wait(timeout, function() return floating_window() ~= nil end, 20)
-      return { opened = opened, lines = opened and float_lines(floating_window()) or {} }
+      return true
     end
   end
   table.insert(result.errors, needle .. ' not found in buffer ' .. bufnr)
+  return false
+end
+
+-- K, as the user presses it: the buffer's mapping, and the hover float it opens.
+local function press_k_on(bufnr, needle)
+  if cursor_on(bufnr, needle) then
+    vim.api.nvim_feedkeys('K', 'mx', false)
+    local opened = vim.wait(timeout, function() return floating_window() ~= nil end, 20)
+    return { opened = opened, lines = opened and float_lines(floating_window()) or {} }
+  end
 end
 
 local function hover_on(bufnr, needle)
-  vim.api.nvim_set_current_buf(bufnr)
-  for number, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
-    local start = line:find(needle, 1, true)
-    if start then
-      -- the cursor inside the string literal: the byte column of its third character
-      vim.api.nvim_win_set_cursor(0, { number, start + 1 })
-      local params = vim.lsp.util.make_position_params(0, skill_lsp_client(bufnr).offset_encoding)
-      local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', params, 10000)
-      local texts = {}
-      for _, response in pairs(responses or {}) do
-        if response.err then
-          table.insert(result.errors, 'hover error: ' .. vim.inspect(response.err))
-        elseif response.result and response.result.contents then
-          local contents = response.result.contents
-          table.insert(texts, type(contents) == 'table' and (contents.value or vim.inspect(contents)) or contents)
-        end
-      end
-      return { position = params.position, texts = texts }
+  if not cursor_on(bufnr, needle) then
+    return
+  end
+  local params = vim.lsp.util.make_position_params(0, skill_lsp_client(bufnr).offset_encoding)
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', params, 10000)
+  local texts = {}
+  for _, response in pairs(responses or {}) do
+    if response.err then
+      table.insert(result.errors, 'hover error: ' .. vim.inspect(response.err))
+    elseif response.result and response.result.contents then
+      local contents = response.result.contents
+      table.insert(texts, type(contents) == 'table' and (contents.value or vim.inspect(contents)) or contents)
     end
   end
-  table.insert(result.errors, needle .. ' not found in buffer ' .. bufnr)
+  return { position = params.position, texts = texts }
 end
 
 local ok, err = pcall(function()

@@ -94,14 +94,21 @@ def checked_repo(tmp_path: Path) -> Path:
     return target
 
 
-def try_repo(hook_repo: Path, checked_repo: Path, scratch: Path) -> subprocess.CompletedProcess[str]:
-    """Run the hook through try-repo; skill-lsp's own files (user skills, its check cache) stay in scratch."""
+def hook_env(scratch: Path, store: Path) -> dict[str, str]:
+    """pre-commit's environment: its store, pip's and virtualenv's caches; skill-lsp's own files (user
+    skills, its check cache) in scratch."""
     cache = cache_dir()
     env = git_env()
-    env.update(PRE_COMMIT_HOME=str(cache / "pre-commit"), PIP_CACHE_DIR=str(cache / "pip"),
+    env.update(PRE_COMMIT_HOME=str(store), PIP_CACHE_DIR=str(cache / "pip"),
                VIRTUALENV_OVERRIDE_APP_DATA=str(cache / "virtualenv"), PRE_COMMIT_COLOR="never",
                NO_COLOR="1", SKILL_LSP_USER_SKILLS_DIR=str(scratch / "user-skills"),
                XDG_CACHE_HOME=str(scratch / "cache"))
+    return env
+
+
+def try_repo(hook_repo: Path, checked_repo: Path, scratch: Path) -> subprocess.CompletedProcess[str]:
+    """Run the hook through try-repo; skill-lsp's own files (user skills, its check cache) stay in scratch."""
+    env = hook_env(scratch, cache_dir() / "pre-commit")
     try:
         return subprocess.run(
             [sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "skill-lsp", "--all-files", "--color", "never"],
@@ -118,12 +125,8 @@ def pre_commit_run(hook_repo: Path, checked_repo: Path, scratch: Path, args: lis
         f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: skill-lsp\n"
         f"        args: {json.dumps(args)}\n", encoding="utf-8")
     commit_all(checked_repo, "pre-commit configuration")
-    cache = cache_dir()
-    env = git_env()
-    env.update(PRE_COMMIT_HOME=str(scratch / "pre-commit"), PIP_CACHE_DIR=str(cache / "pip"),
-               VIRTUALENV_OVERRIDE_APP_DATA=str(cache / "virtualenv"), PRE_COMMIT_COLOR="never",
-               NO_COLOR="1", SKILL_LSP_USER_SKILLS_DIR=str(scratch / "user-skills"),
-               XDG_CACHE_HOME=str(scratch / "cache"))
+    # a store of its own: the hook environment is built for the commit of hook_repo, once per test
+    env = hook_env(scratch, scratch / "pre-commit")
     try:
         return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
                               cwd=checked_repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,

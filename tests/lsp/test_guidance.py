@@ -60,6 +60,10 @@ def workspace(tmp_path: Path) -> Path:
         'from agentdeck import Agent\nfrom claude_agent_sdk import ClaudeAgentOptions\n\nCHOSEN = ["refund-policy"]\n'
         'options = ClaudeAgentOptions(skills=CHOSEN, setting_sources=["project"])\n'
         'helper = Agent(name="Helper", instructions="Help.", skills=CHOSEN)\n', encoding="utf-8")
+    for number in range(6):
+        (target / f"desk{number}.py").write_text(
+            'from claude_agent_sdk import ClaudeAgentOptions\n\noptions = ClaudeAgentOptions(skills=["refund-policy"], '
+            'setting_sources=["project"])\n', encoding="utf-8")
     return target
 
 
@@ -188,6 +192,18 @@ async def test_hovers_fit_on_a_screen_and_read_naturally(client: LanguageClient,
     assert lines[2] == "The shop's refund rules. Use when a customer asks what can be refunded."
     assert "Say exactly: Refunds run for 14 days" in lines[5]
     assert "The listing entry, exactly:" in lines
+
+
+async def test_the_agents_using_a_skill_are_listed_up_to_a_screen(client: LanguageClient, workspace: Path) -> None:
+    skill = workspace / ".claude/skills/refund-policy/SKILL.md"
+    open_document(client, skill)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=doc(skill), position=position_of(skill, "description:", 2, encoding_of(client))))
+    assert hover is not None
+    text = hover.contents.value
+    assert "Used by 7 agents:" in text
+    assert text.count("\n- ClaudeAgentOptions options — ") == 5
+    assert text.endswith("- _… and 2 more agents (Find References lists them all)_")
 
 
 async def test_a_skills_value_that_is_not_a_literal_is_not_known_statically(client: LanguageClient, workspace: Path) -> None:

@@ -1,3 +1,4 @@
 import { query } from '@anthropic-ai/claude-agent-sdk';
 
-export const run = (prompt: string) => query({ prompt, options: { skills: ['parse-request'] } });
+// only here for the editor test: Neovim attaches the server to TypeScript files
+export const run = (prompt: string) => query({ prompt });
