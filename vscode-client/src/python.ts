@@ -61,7 +61,8 @@ export async function findServer(
     log.info(`Looked at ${line}`);
   }
   if (outcome.server?.probe) {
-    log.info(`Python ${outcome.server.probe.python}, YAML loader: ${outcome.server.probe.yamlLoader}.`);
+    const { python, serverPath, yamlLoader } = outcome.server.probe;
+    log.info(`Python ${python} imports the server from ${serverPath}; YAML loader: ${yamlLoader}.`);
   }
   return outcome;
 }
@@ -135,6 +136,7 @@ function probe(python: string, launcher: string): Promise<Probe> {
               ok: true,
               python: String(answer.python),
               server: String(answer.server),
+              serverPath: String(answer.serverPath),
               yamlLoader: String(answer.yamlLoader),
             });
             return;
