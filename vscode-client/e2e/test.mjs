@@ -13,6 +13,8 @@ const screenshots = requireEnv("E2E_SCREENSHOTS");
 const smoke = process.env.E2E_SMOKE === "1";
 // Set when e2e/run was given SKILL_LSP_SERVER; otherwise the bundled server must run.
 const configuredServer = process.env.E2E_SERVER ?? "";
+// The second run of e2e/run: an untrusted workspace whose .venv and server path setting are traps.
+const restricted = process.env.E2E_RESTRICTED === "1";
 
 const SERVER_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 20_000;
@@ -202,7 +204,48 @@ const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 const workbench = new Workbench(page);
 let failed = false;
 
-try {
+async function restrictedMode() {
+  // Its screenshots follow the first run's.
+  workbench.shot = 20;
+  await step("an untrusted workspace opens in Restricted Mode", async () => {
+    await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
+    // code-server opens an untrusted folder in Restricted Mode; VS Code asks first.
+    const no = page.locator(".monaco-dialog-box .monaco-button", { hasText: /No, I don.t trust/ }).first();
+    await poll("Restricted Mode in the status bar", async () => {
+      if (await no.isVisible()) {
+        await no.click();
+      }
+      return (await page.locator(".statusbar").innerText()).includes("Restricted Mode");
+    }, 60_000);
+    await workbench.screenshot("restricted-mode");
+  });
+
+  await step("the server runs with the system python3, nothing of the workspace", async () => {
+    await workbench.command("Skill LSP: Show Output");
+    await workbench.setPanelFilter("");
+    await poll("the Restricted Mode choice in the Skill LSP output", async () => {
+      const text = normalize(await page.locator(".panel .monaco-editor .view-lines").first().innerText()).replace(/\n/g, "");
+      return (
+        text.includes("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLsp.server.* are not used") &&
+        // VS Code does not even show the extension the workspace's server path (a restricted setting).
+        text.includes("Looked at skillLsp.server.path: not set") &&
+        text.includes("Looked at the Python extension's interpreter and the workspace's .venv: skipped in Restricted Mode") &&
+        /Starting the server \(python3 on PATH\): \/usr\/bin\/python3 -I /.test(text)
+      );
+    }, SERVER_TIMEOUT_MS);
+    await workbench.screenshot("restricted-output");
+  });
+
+  await step("diagnostics still work in Restricted Mode", async () => {
+    await workbench.openFile(BROKEN_SKILL);
+    await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
+    await workbench.setPanelFilter("");
+    await poll("SK106 in the Problems panel", async () => /SK106/.test(await workbench.problemsText()), SERVER_TIMEOUT_MS);
+    await workbench.screenshot("restricted-problems");
+  });
+}
+
+async function fullRun() {
   await step("the workbench opens the fixture workspace", async () => {
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
@@ -423,6 +466,10 @@ try {
       await workbench.screenshot("quick-fix-applied");
     });
   }
+}
+
+try {
+  await (restricted ? restrictedMode() : fullRun());
 } catch (error) {
   failed = true;
   console.error(`FAILED: ${error instanceof Error ? error.stack : String(error)}`);
