@@ -11,6 +11,10 @@ const url = requireEnv("E2E_URL");
 const workspace = requireEnv("E2E_WORKSPACE");
 const screenshots = requireEnv("E2E_SCREENSHOTS");
 const smoke = process.env.E2E_SMOKE === "1";
+// Set when e2e/run was given SKILL_LSP_SERVER; otherwise the bundled server must run.
+const configuredServer = process.env.E2E_SERVER ?? "";
+// The second run of e2e/run: an untrusted workspace whose .venv and server path setting are traps.
+const restricted = process.env.E2E_RESTRICTED === "1";
 
 const SERVER_TIMEOUT_MS = 60_000;
 const UI_TIMEOUT_MS = 20_000;
@@ -200,7 +204,48 @@ const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 const workbench = new Workbench(page);
 let failed = false;
 
-try {
+async function restrictedMode() {
+  // Its screenshots follow the first run's.
+  workbench.shot = 20;
+  await step("an untrusted workspace opens in Restricted Mode", async () => {
+    await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
+    // code-server opens an untrusted folder in Restricted Mode; VS Code asks first.
+    const no = page.locator(".monaco-dialog-box .monaco-button", { hasText: /No, I don.t trust/ }).first();
+    await poll("Restricted Mode in the status bar", async () => {
+      if (await no.isVisible()) {
+        await no.click();
+      }
+      return (await page.locator(".statusbar").innerText()).includes("Restricted Mode");
+    }, 60_000);
+    await workbench.screenshot("restricted-mode");
+  });
+
+  await step("the server runs with the system python3, nothing of the workspace", async () => {
+    await workbench.command("Skill LSP: Show Output");
+    await workbench.setPanelFilter("");
+    await poll("the Restricted Mode choice in the Skill LSP output", async () => {
+      const text = normalize(await page.locator(".panel .monaco-editor .view-lines").first().innerText()).replace(/\n/g, "");
+      return (
+        text.includes("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLsp.server.* are not used") &&
+        // VS Code does not even show the extension the workspace's server path (a restricted setting).
+        text.includes("Looked at skillLsp.server.path: not set") &&
+        text.includes("Looked at the Python extension's interpreter and the workspace's .venv: skipped in Restricted Mode") &&
+        /Starting the server \(python3 on PATH\): \/usr\/bin\/python3 -I /.test(text)
+      );
+    }, SERVER_TIMEOUT_MS);
+    await workbench.screenshot("restricted-output");
+  });
+
+  await step("diagnostics still work in Restricted Mode", async () => {
+    await workbench.openFile(BROKEN_SKILL);
+    await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
+    await workbench.setPanelFilter("");
+    await poll("SK106 in the Problems panel", async () => /SK106/.test(await workbench.problemsText()), SERVER_TIMEOUT_MS);
+    await workbench.screenshot("restricted-problems");
+  });
+}
+
+async function fullRun() {
   await step("the workbench opens the fixture workspace", async () => {
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60_000 });
@@ -223,23 +268,40 @@ try {
   await step("the extension activates and logs how it found the server", async () => {
     await workbench.command("Skill LSP: Show Output");
     // Only the visible lines render: filter the output down to the ones sought.
-    const [filter, expected] = smoke
-      ? ["skill-lsp", /Starting the server|No "skill-lsp" executable/]
-      : ["Starting the server", /Starting the server \(setting\)/];
-    await workbench.setPanelFilter(filter);
+    const outputText = async () => normalize(await page.locator(".panel .monaco-editor .view-lines").first().innerText());
+    const expected = smoke
+      ? /Starting the server|No way to run the server/
+      : configuredServer
+        ? /Starting the server \(skillLsp\.server\.path \(user settings\)\)/
+        : /Starting the server \(python3 on PATH\): \/usr\/bin\/python3 -I \S+bundled\/tool\/launch\.py/;
+    await workbench.setPanelFilter(smoke ? "server" : "Starting the server");
     const output = await poll("the Skill LSP output", async () => {
-      const text = normalize(await page.locator(".panel .monaco-editor .view-lines").first().innerText());
+      // Soft-wrapped lines are joined back (a path may be cut anywhere).
+      const text = (await outputText()).replace(/\n/g, "");
       return expected.test(text) && text;
     }, SERVER_TIMEOUT_MS);
+    if (!smoke && !configuredServer) {
+      // Every place looked at is in the log, up to the one that worked.
+      await workbench.setPanelFilter("Looked at");
+      await poll("the places looked at in the Skill LSP output", async () => {
+        const text = (await outputText()).replace(/\n/g, "");
+        return (
+          text.includes("Looked at skillLsp.server.path: not set") &&
+          text.includes("Looked at the Python extension's interpreter:") &&
+          text.includes("Looked at the workspace's .venv: no ") &&
+          /Looked at python3 on PATH: \/usr\/bin\/python3 \(Python 3\.\d+\.\d+\) runs the bundled server/.test(text)
+        );
+      });
+    }
     await workbench.screenshot("extension-output");
     await workbench.setPanelFilter("");
 
-    if (output.includes('No "skill-lsp" executable')) {
+    if (output.includes("No way to run the server")) {
       // Without a server the extension must say so, with a way forward.
       await workbench.command("Notifications: Show Notifications");
-      const notification = page.locator(".notifications-center .notification-list-item", { hasText: "no server found" }).first();
+      const notification = page.locator(".notifications-center .notification-list-item", { hasText: "Skill LSP:" }).first();
       await notification.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
-      for (const button of ["Open Settings", "How to Install"]) {
+      for (const button of ["Show Output", "Open Settings"]) {
         await notification.locator(".monaco-button", { hasText: button }).first().waitFor({ timeout: UI_TIMEOUT_MS });
       }
       await workbench.screenshot("no-server-notification");
@@ -249,8 +311,14 @@ try {
   if (!smoke) {
     const agentSource = await readFile(path.join(workspace, AGENT_FILE), "utf8");
 
-    await step("a SKILL.md without description shows SK106 in Problems", async () => {
+    await step("a SKILL.md without description shows SK106 in Problems, once", async () => {
       await workbench.openFile(BROKEN_SKILL);
+      // VS Code's own `skill` language would add its unlabelled "Skill should
+      // provide a description." beside SK106; the extension opens SKILL.md as
+      // Markdown by default (configurationDefaults), so there is one problem.
+      await poll("the Markdown language mode for SKILL.md", async () =>
+        normalize(await page.locator('.statusbar-item[id="status.editor.mode"]').innerText()).trim() === "Markdown",
+      );
       await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
       // The panel's views share one filter history: start from an empty one.
       await workbench.setPanelFilter("");
@@ -258,7 +326,70 @@ try {
         /SK106/.test(await workbench.problemsText()) && /description/i.test(await workbench.problemsText()),
         SERVER_TIMEOUT_MS,
       );
+      // VS Code validates 200 ms after a model opens; give it ample time to add a duplicate.
+      await page.waitForTimeout(3_000);
+      const rows = await page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+      const about = rows.map(collapse).filter((row) => /description/i.test(row));
+      if (about.length !== 1) {
+        throw new Error(`expected one problem about the description, got ${about.length}: ${JSON.stringify(about)}`);
+      }
       await workbench.screenshot("skill-problems");
+
+      // The default matters: in VS Code's own `skill` language the same file
+      // gets VS Code's unlabelled warning too. Switch the mode and back.
+      const setMode = async (label) => {
+        // The language picker opens in the palette's own widget, so not through command().
+        await workbench.quickOpen(">Change Language Mode");
+        await workbench.quickInput
+          .locator(".monaco-list-row")
+          .filter({ has: page.locator(".label-name", { hasText: /^Change Language Mode$/ }) })
+          .first()
+          .click();
+        const row = workbench.quickInput
+          .locator(".monaco-list-row")
+          .filter({ has: page.locator(".label-name", { hasText: new RegExp(`^${label}$`) }) })
+          .first();
+        const picker = page.getByPlaceholder("Select Language Mode");
+        await picker.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+        await picker.fill(label);
+        await row.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+        await row.click();
+        await poll(`the ${label} language mode`, async () =>
+          normalize(await page.locator('.statusbar-item[id="status.editor.mode"]').innerText()).trim() === label,
+        );
+      };
+      const aboutDescription = async () =>
+        (await page.locator(".markers-panel .monaco-list-row").allInnerTexts()).map(collapse).filter((row) => /description/i.test(row));
+      await setMode("Skill");
+      await poll("VS Code's own description problem beside SK106", async () => (await aboutDescription()).length === 2);
+      await workbench.screenshot("skill-language-duplicates");
+      await setMode("Markdown");
+      await poll("one description problem again", async () => (await aboutDescription()).length === 1);
+    });
+
+    await step("frontmatter completion lists each key once", async () => {
+      await workbench.openFile(BROKEN_SKILL);
+      await workbench.goTo(2, 13);
+      await page.keyboard.press("End");
+      await page.keyboard.press("Enter");
+      await page.keyboard.type("d");
+      await page.keyboard.press("Control+Space");
+      const labels = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row .label-name");
+      const names = await poll("the completion list", async () => {
+        const texts = (await labels.allInnerTexts()).map((text) => normalize(text).trim());
+        return texts.includes("description") && texts;
+      }, SERVER_TIMEOUT_MS);
+      await workbench.screenshot("completion");
+      const twice = names.filter((name, index) => names.indexOf(name) !== index);
+      if (twice.length) {
+        throw new Error(`completion lists ${JSON.stringify(twice)} more than once: ${JSON.stringify(names)}`);
+      }
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Control+Z");
+      await page.keyboard.press("Control+Z");
+      await poll("the SKILL.md back to its saved text", async () =>
+        !collapse(await workbench.editorText()).includes("broken d"),
+      );
     });
 
     await step("an unknown skill in Agent(skills=[...]) is marked AD101", async () => {
@@ -268,7 +399,8 @@ try {
       await poll("an error squiggle in agent.py", async () =>
         (await page.locator(".editor-group-container.active .monaco-editor .squiggly-error").count()) > 0,
       );
-      await workbench.screenshot("agent-diagnostics");
+      const file = await workbench.screenshot("agent-diagnostics");
+      await copyFile(file, path.join(screenshots, "problems.png"));
     });
 
     await step("hovering a skill name shows its disclosure entry", async () => {
@@ -323,7 +455,8 @@ try {
       await workbench.command("Quick Fix...");
       const fix = page.locator(".action-widget .monaco-list-row", { hasText: "Replace with 'quote-fare'" }).first();
       await fix.waitFor({ state: "visible", timeout: SERVER_TIMEOUT_MS });
-      await workbench.screenshot("quick-fix-menu");
+      const file = await workbench.screenshot("quick-fix-menu");
+      await copyFile(file, path.join(screenshots, "quick-fix.png"));
       await fix.click();
       await poll("the fixed skills list in the editor", async () =>
         collapse(await workbench.editorText()).includes('"parse-request", "quote-fare"'),
@@ -333,6 +466,10 @@ try {
       await workbench.screenshot("quick-fix-applied");
     });
   }
+}
+
+try {
+  await (restricted ? restrictedMode() : fullRun());
 } catch (error) {
   failed = true;
   console.error(`FAILED: ${error instanceof Error ? error.stack : String(error)}`);

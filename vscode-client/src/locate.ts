@@ -11,7 +11,7 @@ import * as path from "node:path";
 
 /** What an interpreter said to `launch.py --check`. */
 export type Probe =
-  | { ok: true; python: string; server: string; yamlLoader: string }
+  | { ok: true; python: string; server: string; serverPath: string; yamlLoader: string }
   | { ok: false; error: string };
 
 export interface ServerSettingValues {

@@ -30,7 +30,9 @@ export async function findServer(
   const launcher = path.join(extensionPath, "bundled", "tool", "launch.py");
   const trusted = vscode.workspace.isTrusted;
   if (!trusted) {
-    log.info("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; nothing the workspace holds is run.");
+    // VS Code itself hides the workspace's values of the restricted settings
+    // (package.json `restrictedConfigurations`); locate.ts ignores them too.
+    log.info("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLsp.server.* are not used and nothing the workspace holds is run.");
   }
   const env: LocateEnvironment = {
     trusted,
@@ -61,7 +63,8 @@ export async function findServer(
     log.info(`Looked at ${line}`);
   }
   if (outcome.server?.probe) {
-    log.info(`Python ${outcome.server.probe.python}, YAML loader: ${outcome.server.probe.yamlLoader}.`);
+    const { python, serverPath, yamlLoader } = outcome.server.probe;
+    log.info(`Python ${python} imports the server from ${serverPath}; YAML loader: ${yamlLoader}.`);
   }
   return outcome;
 }
@@ -135,6 +138,7 @@ function probe(python: string, launcher: string): Promise<Probe> {
               ok: true,
               python: String(answer.python),
               server: String(answer.server),
+              serverPath: String(answer.serverPath),
               yamlLoader: String(answer.yamlLoader),
             });
             return;

@@ -7,7 +7,7 @@ import { type LocateEnvironment, type Probe, locateServer } from "../locate";
 
 const WORKSPACE = "/home/ada/project";
 const LAUNCHER = "/ext/bundled/tool/launch.py";
-const GOOD: Probe = { ok: true, python: "3.12.4", server: "0.1.0", yamlLoader: "C" };
+const GOOD: Probe = { ok: true, python: "3.12.4", server: "0.1.0", serverPath: "/ext/bundled/libs/cp312/skill_lsp", yamlLoader: "C" };
 
 /** A machine with these executables and these answers to `launch.py --check`. */
 function machine(
