@@ -361,7 +361,10 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             lambda runtime: runtime.invalid_name if problems.get(runtime.key) else None,
             advice=f"for example '{suggestion}'" if suggestion else "", fixes=fixes, data={"suggestion": suggestion},
         )
-    if value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
+    # a template no root discovers (template/SKILL.md, name: template-skill) is copied into a root under
+    # the name it gets there: its directory name is not the one it will have
+    template = skill.root is None and is_template(skill)
+    if not template and value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
         fixes = [set_fix()]
         if skill.root is not None and name_problem(value) is None and skill.root.prefix == "":
             target = skill.directory.with_name(value)
