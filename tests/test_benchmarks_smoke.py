@@ -27,7 +27,7 @@ FIGURES = [
 def test_quick_run_prints_every_figure_with_its_floor(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--no-skills-ref", "--out", str(tmp_path)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,  # a hang guard only: a loaded machine is slow
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
@@ -57,4 +57,4 @@ def test_the_corpus_carries_mistakes_of_every_kind(tmp_path: Path) -> None:
 def test_floors_run(tmp_path: Path, command: str) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: b\n---\n")
-    subprocess.run([sys.executable, str(REPO / "benchmarks" / "floors.py"), command, str(tmp_path)], check=True, timeout=60)
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "floors.py"), command, str(tmp_path)], check=True, timeout=600)
