@@ -201,8 +201,8 @@ def test_files_vanishing_between_listing_and_reading(project: Project, monkeypat
     real_walk = discovery.walk
 
     def walk_then_delete(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
-                         meanwhile: Callable[[], object] | None = None) -> discovery.Listing:
-        listing = real_walk(folder, exclude, helpers, meanwhile)
+                         meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = ()) -> discovery.Listing:
+        listing = real_walk(folder, exclude, helpers, meanwhile, keep)
         (project.root / ".agentdeck/skills/gone/SKILL.md").unlink(missing_ok=True)
         (project.root / "agent.py").unlink(missing_ok=True)
         return listing
