@@ -774,6 +774,11 @@ def _conventional_root(directory: Path) -> Root | None:
     return None
 
 
+def _below_conventional_root(directory: Path) -> bool:
+    """Whether directory lies inside a runtime's own root (.claude/skills/group/)."""
+    return any(_conventional_root(parent) is not None for parent in directory.parents)
+
+
 def _json_object(path: Path, consulted: set[str]) -> dict[str, object]:
     """A small JSON file's top-level object ({} when it is missing, unreadable, not JSON or not an object)."""
     consulted.add(str(path))
@@ -963,10 +968,12 @@ class _Builder:
 
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
         first_of_root: dict[str, Path] = {}
+        skills_of_root: dict[str, int] = {}
         for (path, _), (_, root_text, _) in zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True):
             if root_text not in first_of_root:
                 first_of_root[root_text] = path
-        for path in first_of_root.values():
+            skills_of_root[root_text] = skills_of_root.get(root_text, 0) + 1
+        for root_text, path in first_of_root.items():
             root_dir = path.parent.parent
             parent = root_dir.parent.name
             root = _conventional_root(root_dir)
@@ -982,6 +989,12 @@ class _Builder:
                 # a catalog's sections (skills/.curated/<name>/, skills/.system/<name>/ in openai/skills):
                 # its skills are installed by copying them into a runtime's root, so they are checked as
                 # a collection's, not reported as undiscovered
+                self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+            elif skills_of_root[root_text] >= 2 and not _below_conventional_root(root_dir):
+                # a directory of skill directories by another name (composio-skills/<name>/, a repository's
+                # top level): a catalog installed by copying, checked as a collection. Below a runtime's
+                # own root (.claude/skills/group/<name>/) it stays undiscovered (SK302): the runtime
+                # scans direct children only
                 self.add_root(Root(root_dir, Profile.SPEC, "collection"))
 
         self.alias_roots()
