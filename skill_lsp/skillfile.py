@@ -89,7 +89,8 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+)$")
 # [text](target "title") and ![alt](target); the target may be in <...>. The link text holds no
 # unescaped bracket and the target no parenthesis, so a scan from one '[' stops at the next.
 _LINK = re.compile(r"(?<!\\)!?\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^<>]*>|[^()\s]+)(?:\s+\"[^\"]*\")?\s*\)")
-_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
+# a link reference definition; `[^1]: Mermaid. "..."` is a footnote (GFM), whose text is no destination
+_REF_DEF = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
 # Bare relative references to the conventional skill subfolders.
 _SKILL_FOLDERS = frozenset({"scripts", "references", "reference", "assets", "templates", ".", ".."})
 _BARE = re.compile(r"(?<![\w./\\:-])((?:\./)?(?:scripts|references|reference|assets|templates)/[\w./-]*[\w-])")
@@ -919,11 +920,15 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
         _scan_machine_paths(skill, number, line, inside)
 
 
+# a file name that stands for any file ("python scripts/script_name.py --help", "references/your_file.md")
+_PLACEHOLDER_FILE = re.compile(r"/(?:your[_-]\w*|\w*[_-]name|name|filename|foo|bar|xxx+)\.\w+$")
+
+
 def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], example_list: bool) -> str:
     """"bare" for a path written as a file of the skill, "loose" for one that reads as prose or an
     example ("links to assets/code", "**Example**: `scripts/rotate_pdf.py`"): shown as a document
     link when it exists, never reported missing."""
-    if example_list:
+    if example_list or _PLACEHOLDER_FILE.search(line, start, end):
         return "loose"
     span = _code_span_holding(code, start, end)
     if span is None:

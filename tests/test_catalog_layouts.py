@@ -24,3 +24,16 @@ def test_skills_grouped_below_a_runtime_root_stay_undiscovered(project):
     })
     result = project.run("check")
     assert result.out.count("SK302 [warning]") == 2, result.out
+
+
+def test_footnotes_and_placeholder_file_names_are_not_missing_files(project):
+    body = (
+        "Run `python scripts/script_name.py --help` for any script's options.\n\n"
+        "See [the guide](references/guide.md).\n\n"
+        '[^2]: Mermaid. "Mermaid Diagramming and Charting Tool." https://mermaid.js.org/\n'
+    )
+    project.write({".claude/skills/charts/SKILL.md": skill_md("charts", body=body)})
+    result = project.run("check")
+    # the real missing link is the only SK202
+    assert result.out.count("SK202") == 1, result.out
+    assert ".claude/skills/charts/SKILL.md:8:17: SK202 [warning] 'references/guide.md'" in result.out
