@@ -742,8 +742,14 @@ def _scan_skill_dir_paths(skill: SkillFile, number: int, line: str) -> list[tupl
         target = match.group(1).rstrip(".")
         end = match.start(1) + len(target)
         taken.append((match.start(), end))
+        if line[match.end(1) : match.end(1) + 1] in ("{", "*", "[", "?"):
+            continue  # a pattern (`{baseDir}/references/vector-{a..i}-*.md`), not one file
+        # `${CLAUDE_SKILL_DIR}` is Claude Code's (changelog 2.1.69: the skill's own directory); `{baseDir}`
+        # is a convention no runtime substitutes, which authors also use for the plugin's directory
+        # (`{baseDir}/scanner.sh` beside the plugin's skills/): read as a plain path, found there too
+        kind = "skill-dir" if match.group(0).startswith("$") else "bare"
         # the span holds the path after the variable: a fix to the closest file keeps the variable
-        skill.references.append(Reference(target, Span.of(number, match.start(1), number, end), False, "skill-dir"))
+        skill.references.append(Reference(target, Span.of(number, match.start(1), number, end), False, kind))
     return taken
 
 

@@ -273,3 +273,13 @@ def test_sk202_a_path_of_a_sibling_skill_or_of_the_project_is_found(check_skill,
     assert check_skill(skill_md(body=body)) == []
     # a link is the skill's own: resolved against its directory only
     assert codes(check_skill(skill_md(body="Read [it](scripts/validate.py).\n"))) == ["SK202"]
+
+
+def test_sk202_basedir_is_a_convention_found_at_the_plugin_root_and_patterns_are_not_files(check_skill, project):
+    # no runtime substitutes {baseDir}: authors use it for the plugin's directory too (scanner.sh beside skills/)
+    project.write({"scanner.sh": "echo scan\n"})
+    body = ("Run `{baseDir}/scanner.sh $ARGUMENTS`.\n"
+            "Read the vector files `{baseDir}/references/vector-{a..i}-*.md`.\n")
+    assert check_skill(skill_md(body=body)) == []
+    # ${CLAUDE_SKILL_DIR} is the skill's own directory (Claude Code 2.1.69): not looked for elsewhere
+    assert codes(check_skill(skill_md(body="Run `${CLAUDE_SKILL_DIR}/scanner.sh`.\n"))) == ["SK202"]
