@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ..helpers import skill_md, write_files
-from .rpc import REQUEST_CANCELLED, Message, RawClient
+from .rpc import REQUEST_CANCELLED, Message, RawClient, checked
 
 SKILL = ".agentdeck/skills/demo/SKILL.md"
 AGENT = 'from agentdeck import Agent\n\nbooking = Agent(name="Booking", skills=["demo"])\n'
@@ -41,22 +41,14 @@ def start(tmp_path: Path, environment: Path, debug: bool = False) -> RawClient:
 
 @pytest.fixture
 def server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
-    client = start(tmp_path, _isolated_environment)
-    try:
+    with checked(start(tmp_path, _isolated_environment)) as client:
         yield client
-    finally:
-        client.close()
-        assert client.violations == [], client.violations
 
 
 @pytest.fixture
 def debug_server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
-    client = start(tmp_path, _isolated_environment, debug=True)
-    try:
+    with checked(start(tmp_path, _isolated_environment, debug=True)) as client:
         yield client
-    finally:
-        client.close()
-        assert client.violations == [], client.violations
 
 
 def codes(items: list[Message]) -> list[str]:
