@@ -136,6 +136,7 @@ class Client:
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         self.next_id = 0
+        self.published: list[dict[str, Any]] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -176,14 +177,25 @@ class Client:
         return self.wait(lambda m: m.get("id") == ident, timeout).get("result")
 
     def wait(self, predicate: Any, timeout: float = 600) -> dict[str, Any]:
+        """The first message for which predicate holds; the diagnostics published meanwhile are kept
+        for a later wait (they may come before the answer to a request asked after the edit)."""
+        for index, message in enumerate(self.published):
+            if predicate(message):
+                del self.published[index]
+                return message
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError("the server did not answer")
-            message = self.messages.get(timeout=remaining)
+            try:
+                message = self.messages.get(timeout=remaining)
+            except queue.Empty:
+                raise TimeoutError("the server did not answer") from None
             if predicate(message):
                 return message
+            if message.get("method") == "textDocument/publishDiagnostics":
+                self.published = [*self.published[-200:], message]
 
     def peak_rss_mb(self) -> float:
         try:
@@ -242,6 +254,7 @@ def server_figures(manifest: Manifest, env: dict[str, str], samples: int) -> lis
         time.sleep(0.5)
         while not client.messages.empty():
             client.messages.get()
+        client.published.clear()
 
         name = manifest.sample_skill_name
         # each edit alternates between the file as it was and the changed text (of the sample number)
