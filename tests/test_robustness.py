@@ -22,7 +22,7 @@ def test_binary_skill_file(project):
     project.path(".agentdeck/skills/blob/SKILL.md").write_bytes(bytes(range(256)) * 4)
     result = project.run("check", "--format", "json")
     assert result.status == 1
-    assert codes(result.findings) == ["SK101"]
+    assert codes(result.findings) == ["SK101", "SK116"]  # no frontmatter, and byte 0x80 is not UTF-8
 
 
 def test_unsafe_yaml_tag_is_an_error_and_never_runs(check_skill, project):

@@ -45,8 +45,11 @@ T = TypeVar("T")
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
 
-# seconds a request waits for the analyses in progress before it is answered from the model as it is
+# CPU seconds of analysis a request waits for before it is answered from the model as it is
 REQUEST_WAIT = 0.3
+# and the wall seconds it waits at most, however busy the machine
+REQUEST_WALL_CEILING = 3.0
+WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
 
@@ -123,6 +126,7 @@ class SkillLanguageServer(LanguageServer):
         self.pump_task: asyncio.Future[None] | None = None
         self.debounce: asyncio.TimerHandle | None = None
         self.started = False  # the first index was asked for: the pump may run
+        self.worker_thread: int | None = None  # the analysis thread's ident, once it ran
         self.pushed: set[Path] = set()
         self.pull_mode = False
         self.indexed = asyncio.Event()
@@ -239,24 +243,47 @@ class SkillLanguageServer(LanguageServer):
                     self.waiters.append((wanted, future))
 
     async def flush(self, limit: float | None = REQUEST_WAIT) -> bool:
-        """Hand over the work waiting (debounced edits too) and wait for it, at most limit seconds
-        (None: until done). False when the limit passed first: the request is answered from the
-        model as it stands, and the analysis goes on. A cancelled request cancels only its wait:
-        the job runs to its end and publishes."""
+        """Hand over the work waiting (debounced edits too) and wait for it, until the analysis has
+        spent limit seconds of CPU time on it (None: until done). False when it had not finished
+        then: the request is answered from the model as it stands, and the analysis goes on. CPU
+        time, not wall time: on a busy machine a short analysis still finishes before the answer
+        (REQUEST_WALL_CEILING bounds the wait all the same). A cancelled request cancels only its
+        wait: the job runs to its end and publishes."""
         wanted = self.requested
         if self.completed >= wanted:
             return True
         self.kick()
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiters.append((wanted, future))
+        if limit is None:
+            await asyncio.shield(future)
+            return True
+        started, started_cpu = time.monotonic(), self.worker_cpu()
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(future), WAIT_SLICE)
+                return True
+            except asyncio.TimeoutError:
+                pass
+            waited = time.monotonic() - started
+            cpu = self.worker_cpu()
+            spent = cpu - started_cpu if cpu is not None and started_cpu is not None else waited
+            if spent >= limit or waited >= REQUEST_WALL_CEILING:
+                return False
+
+    def worker_cpu(self) -> float | None:
+        """The CPU seconds the analysis thread has used (None where the platform cannot say)."""
+        ident = self.worker_thread
+        if ident is None:
+            return 0.0  # it has not run yet
         try:
-            await asyncio.wait_for(asyncio.shield(future), limit)
-        except asyncio.TimeoutError:
-            return False
-        return True
+            return time.clock_gettime(time.pthread_getcpuclockid(ident))
+        except (AttributeError, OSError):
+            return None
 
     def process(self, job: Job) -> None:
         """On the worker thread: apply job to the session, analyse, publish."""
+        self.worker_thread = threading.get_ident()
         session = self.ensure_session()
         for path in job.closed:
             session.drop_text(path)

@@ -17,7 +17,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +214,13 @@ class RawClient:
                 self.process.wait(10)
         self._reader.join(10)
         self._stderr.close()
+
+
+@contextmanager
+def checked(client: RawClient) -> Iterator[RawClient]:
+    """client, closed at the end, and every byte it read from the server checked to be LSP frames."""
+    try:
+        yield client
+    finally:
+        client.close()
+        assert client.violations == [], client.violations

@@ -27,6 +27,7 @@ from .rpc import (
     SERVER_NOT_INITIALIZED,
     Message,
     RawClient,
+    checked,
 )
 
 AGENT = 'from agentdeck import Agent\n\nbooking = Agent(name="Booking", skills=["demo", "nope"])\n'
@@ -42,12 +43,8 @@ def folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
-    client = RawClient(tmp_path, cwd=tmp_path, env={"SKILL_LSP_USER_SKILLS_DIR": str(_isolated_environment)})
-    try:
+    with checked(RawClient(tmp_path, cwd=tmp_path, env={"SKILL_LSP_USER_SKILLS_DIR": str(_isolated_environment)})) as client:
         yield client
-    finally:
-        client.close()
-        assert client.violations == [], client.violations
 
 
 @pytest.fixture

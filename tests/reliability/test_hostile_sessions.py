@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ..helpers import skill_md, write_files
-from .rpc import REQUEST_CANCELLED, Message, RawClient
+from .rpc import REQUEST_CANCELLED, Message, RawClient, checked
 
 SKILL = ".agentdeck/skills/demo/SKILL.md"
 AGENT = 'from agentdeck import Agent\n\nbooking = Agent(name="Booking", skills=["demo"])\n'
@@ -41,22 +41,14 @@ def start(tmp_path: Path, environment: Path, debug: bool = False) -> RawClient:
 
 @pytest.fixture
 def server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
-    client = start(tmp_path, _isolated_environment)
-    try:
+    with checked(start(tmp_path, _isolated_environment)) as client:
         yield client
-    finally:
-        client.close()
-        assert client.violations == [], client.violations
 
 
 @pytest.fixture
 def debug_server(tmp_path: Path, _isolated_environment: Path) -> Iterator[RawClient]:
-    client = start(tmp_path, _isolated_environment, debug=True)
-    try:
+    with checked(start(tmp_path, _isolated_environment, debug=True)) as client:
         yield client
-    finally:
-        client.close()
-        assert client.violations == [], client.violations
 
 
 def codes(items: list[Message]) -> list[str]:
@@ -102,6 +94,26 @@ def test_requests_are_answered_while_a_long_analysis_runs(server: RawClient, fol
     last = max(items, key=lambda item: item["range"]["start"]["character"])
     line = text.split("\n")[2]
     assert line[last["range"]["start"]["character"]:last["range"]["end"]["character"]] == '"unknown-19999"'
+
+
+def test_a_1_mb_body_line_with_5000_links(server: RawClient, folder: Path) -> None:
+    server.initialize(folder)
+    server.wait_for_index()
+    path = folder / SKILL
+    line = " ".join(f"see [the guide](references/missing-{number}.md) " + "w" * 160 for number in range(5000))
+    text = skill_md(body=line + "\n")
+    server.open(path, text)
+    row = text.split("\n").index(line)
+    for method, extra in (("textDocument/hover", {"position": {"line": row, "character": 900_000}}),
+                          ("textDocument/completion", {"position": {"line": row, "character": 900_000}}),
+                          ("textDocument/documentSymbol", {}), ("textDocument/documentLink", {})):
+        response = server.call(method, {"textDocument": {"uri": path.as_uri()}, **extra}, 120)
+        assert "result" in response, response
+    items = server.diagnostics(path, lambda items: len(items) >= 5000, timeout=120)
+    links = sorted((item for item in items if item["code"] == "SK202"), key=lambda item: item["range"]["start"]["character"])
+    assert len(links) == 5000
+    last = links[-1]["range"]
+    assert "references/missing-4999.md" in line[last["start"]["character"]:last["end"]["character"]]
 
 
 def test_a_cancelled_completion_never_drops_a_publication(server: RawClient, folder: Path) -> None:
