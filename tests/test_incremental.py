@@ -79,12 +79,22 @@ def test_incremental_equals_fresh(tmp_path: Path, seed: int) -> None:
             name = path.parent.name
             label = {"rename": rng.choice([*NAMES, name + "-x", "Bad Name"]), "rename-back": name}.get(action, name)
             text = skill(name, label) if action != "describe" else skill(name, name).replace("Does", "Now does")
-        texts[path] = text
-        live.set_text(path, text)
-        live.reanalyse(path)
+        edit(live, texts, path, text)
+    assert_equals_fresh(live, texts, tmp_path)
+
+
+def edit(live: Session, texts: dict[Path, str], path: Path, text: str) -> None:
+    """An editor's edit of path, re-analysed incrementally (texts keeps the last text of each file)."""
+    texts[path] = text
+    live.set_text(path, text)
+    live.reanalyse(path)
+
+
+def assert_equals_fresh(live: Session, texts: dict[Path, str], root: Path) -> None:
+    """The live session's findings are those of a session that analyses the final texts from scratch."""
     for path, text in texts.items():
         path.write_text(text, encoding="utf-8")
-    fresh = Session([tmp_path])
+    fresh = Session([root])
     fresh.full_analysis()
     assert _comparable(live) == _comparable(fresh)
 

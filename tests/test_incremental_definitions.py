@@ -10,7 +10,7 @@ import pytest
 from skill_lsp.server.session import Session
 
 from .helpers import write_files
-from .test_incremental import _comparable
+from .test_incremental import assert_equals_fresh, edit
 
 NAMES = ["review", "notes", "triage", "revew", "Release notes", "nope"]
 FILES = [".claude/agents/helper.md", "app/agent.ts", "app/agents.py"]
@@ -63,11 +63,5 @@ def test_incremental_equals_fresh(tmp_path: Path, seed: int) -> None:
         else:
             path = tmp_path / FILES[["subagent", "script", "python"].index(action)]
             text = {"subagent": subagent, "script": script, "python": python}[action](rng)
-        texts[path] = text
-        live.set_text(path, text)
-        live.reanalyse(path)
-    for path, text in texts.items():
-        path.write_text(text, encoding="utf-8")
-    fresh = Session([tmp_path])
-    fresh.full_analysis()
-    assert _comparable(live) == _comparable(fresh)
+        edit(live, texts, path, text)
+    assert_equals_fresh(live, texts, tmp_path)
