@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,8 @@ def _create_fix(facts: _RegistryFacts, name: str) -> list[Fix]:
         return []
     title = " ".join(part.capitalize() for part in name.split("-"))
     content = f"---\nname: {name}\ndescription: \n---\n\n# {title}\n\n"
-    path = root.path / name / "SKILL.md"
+    # one Path made from a string, not two joins: a skills list can hold 20,000 unknown names
+    path = Path(f"{root.path}{os.sep}{name}{os.sep}SKILL.md")
     return [Fix(f"Create skill '{name}' in {facts.creatable_label}/", creates=(CreateFile(path, content),),
                 focus=(path, Position(2, len("description: "))))]
 

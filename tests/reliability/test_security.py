@@ -54,6 +54,11 @@ ALLOWED = {
     ("outcome.py", "serialised code"): "check's outcome and cache files are pickles of our own data, loaded by an "
                                        "Unpickler that refuses every class outside skill_lsp",
     ("outcome.py", "writes"): "check's cache files: a temporary file then os.replace, never in the workspace",
+    ("fixing.py", "reads"): "check --fix: the bytes of a file it is asked to fix (bounded like read_text), compared "
+                            "with its decoded text so that a rewrite changes the fixed spans only",
+    ("fixing.py", "writes"): "check --fix writes the fixes the user asked for: only inside the checked folders with "
+                             "symlinks resolved, a temporary file then os.replace, new files exclusively (never "
+                             "over an existing one)",
 }
 
 
