@@ -226,9 +226,9 @@ async function restrictedMode() {
     await poll("the Restricted Mode choice in the Skill LSP output", async () => {
       const text = normalize(await page.locator(".panel .monaco-editor .view-lines").first().innerText()).replace(/\n/g, "");
       return (
-        text.includes("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLsp.server.* are not used") &&
+        text.includes("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLSP.server.* are not used") &&
         // VS Code does not even show the extension the workspace's server path (a restricted setting).
-        text.includes("Looked at skillLsp.server.path: not set") &&
+        text.includes("Looked at skillLSP.server.path: not set") &&
         text.includes("Looked at the Python extension's interpreter and the workspace's .venv: skipped in Restricted Mode") &&
         /Starting the server \(python3 on PATH\): \/usr\/bin\/python3 -I /.test(text)
       );
@@ -265,6 +265,25 @@ async function fullRun() {
     await workbench.command("View: Show Explorer");
   });
 
+  await step("the settings read Skill LSP, the server path first", async () => {
+    await workbench.command("Preferences: Open Settings (UI)");
+    await page.getByText("Commonly Used").first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+    await page.locator(".settings-header .suggest-input-container").first().click();
+    await page.keyboard.type("@ext:skill-lsp.skill-lsp");
+    const labels = await poll("the extension's settings", async () => {
+      const rows = page.locator(".setting-item-contents .setting-item-title");
+      const texts = (await rows.allInnerTexts()).map((text) => collapse(text).trim());
+      return texts.length >= 5 && texts.every((text) => text.startsWith("Skill")) && texts;
+    });
+    await workbench.screenshot("settings");
+    if (labels[0] !== "Skill LSP › Server: Path" || !labels.every((label) => label.startsWith("Skill LSP"))) {
+      throw new Error(`expected "Skill LSP › Server: Path" first, every label under "Skill LSP", got ${JSON.stringify(labels)}`);
+    }
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Escape");
+    await poll("the settings editor to close", async () => !(await page.getByText("Commonly Used").first().isVisible()));
+  });
+
   await step("the extension activates and logs how it found the server", async () => {
     await workbench.command("Skill LSP: Show Output");
     // Only the visible lines render: filter the output down to the ones sought.
@@ -286,7 +305,7 @@ async function fullRun() {
       await poll("the places looked at in the Skill LSP output", async () => {
         const text = (await outputText()).replace(/\n/g, "");
         return (
-          text.includes("Looked at skillLsp.server.path: not set") &&
+          text.includes("Looked at skillLSP.server.path: not set") &&
           text.includes("Looked at the Python extension's interpreter:") &&
           text.includes("Looked at the workspace's .venv: no ") &&
           /Looked at python3 on PATH: \/usr\/bin\/python3 \(Python 3\.\d+\.\d+\) runs the bundled server/.test(text)

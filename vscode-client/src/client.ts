@@ -14,8 +14,13 @@ import {
 import { distinctActions } from "./dedupe";
 import type { Located } from "./python";
 
-export const CLIENT_ID = "skillLsp";
+// The settings' namespace, spelt so that VS Code's Settings editor reads
+// "Skill LSP" (it splits camelCase: `skillLsp` would read "Skill Lsp"); also
+// the client id, so `skillLSP.trace.server` is the language client's trace.
+export const CLIENT_ID = "skillLSP";
 export const CLIENT_NAME = "Skill LSP";
+const SETTINGS = CLIENT_ID;
+/** The section the server asks for in `workspace/configuration` (and Neovim users set). */
 const SECTION = "skillLsp";
 
 export type Profile = "agentdeck" | "claude" | "spec";
@@ -57,7 +62,7 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
 ];
 
 export function serverSettings(scope?: vscode.Uri): ServerSettings {
-  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  const config = vscode.workspace.getConfiguration(SETTINGS, scope);
   // VS Code reports [] for an unset array setting; only a value the user set counts.
   const selected = config.inspect<string[]>("select");
   const select = selected?.workspaceFolderValue ?? selected?.workspaceValue ?? selected?.globalValue;
@@ -120,7 +125,7 @@ export function createClient(
 
 /** Settings that decide which server runs, so a change restarts it instead. */
 export function changesServer(event: vscode.ConfigurationChangeEvent): boolean {
-  return event.affectsConfiguration(`${SECTION}.server`);
+  return event.affectsConfiguration(`${SETTINGS}.server`);
 }
 
 /** Tells a running server that its settings changed, when they did. */
@@ -129,7 +134,7 @@ export async function notifySettingsChanged(
   event: vscode.ConfigurationChangeEvent,
 ): Promise<void> {
   const keys: (keyof ServerSettings)[] = ["validate", "debounce", "roots", "select", "ignore", "severity", "userSkillsDir"];
-  if (!client.isRunning() || !keys.some((key) => event.affectsConfiguration(`${SECTION}.${key}`))) {
+  if (!client.isRunning() || !keys.some((key) => event.affectsConfiguration(`${SETTINGS}.${key}`))) {
     return;
   }
   await client.sendNotification(DidChangeConfigurationNotification.type, {

@@ -102,7 +102,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const interpreterListener = await onInterpreterChange(() => {
     // An explicit server path does not depend on the interpreter.
-    if (!vscode.workspace.getConfiguration("skillLsp.server").get<string>("path")) {
+    if (!vscode.workspace.getConfiguration("skillLSP.server").get<string>("path")) {
       log.info("The selected Python interpreter changed; restarting.");
       void server.restart();
     }
@@ -122,8 +122,8 @@ export async function deactivate(): Promise<void> {
 async function reportNoServer(log: vscode.LogOutputChannel, failedSetting: string | undefined): Promise<void> {
   const problem =
     failedSetting === undefined
-      ? "no Python 3.10 or later could run the bundled server (install Python 3, or set skillLsp.server.path)"
-      : `skillLsp.server.path "${failedSetting}" cannot be run`;
+      ? "no Python 3.10 or later could run the bundled server (install Python 3, or set skillLSP.server.path)"
+      : `skillLSP.server.path "${failedSetting}" cannot be run`;
   const choice = await vscode.window.showErrorMessage(
     `Skill LSP: ${problem}. The Skill LSP output lists every place looked at.`,
     "Show Output",
@@ -132,7 +132,7 @@ async function reportNoServer(log: vscode.LogOutputChannel, failedSetting: strin
   if (choice === "Show Output") {
     log.show();
   } else if (choice === "Open Settings") {
-    await vscode.commands.executeCommand("workbench.action.openSettings", "skillLsp.server");
+    await vscode.commands.executeCommand("workbench.action.openSettings", "skillLSP.server");
   }
 }
 

@@ -1,6 +1,6 @@
 // Choosing how to run the server, with no VS Code API in it (the extension
 // passes its answers in; the unit tests pass their own): a configured
-// `skillLsp.server.path` wins; else the bundled server runs with the first
+// `skillLSP.server.path` wins; else the bundled server runs with the first
 // interpreter that can load it: the Python extension's selection, the
 // workspace's `.venv`, then `python3` / `python` on PATH. In Restricted Mode
 // nothing inside the workspace runs: no workspace setting of the server path,
@@ -15,7 +15,7 @@ export type Probe =
   | { ok: false; error: string };
 
 export interface ServerSettingValues {
-  /** `skillLsp.server.path` from user settings. */
+  /** `skillLSP.server.path` from user settings. */
   user?: string;
   /** From workspace or folder settings (ignored in Restricted Mode). */
   workspace?: string;
@@ -44,7 +44,7 @@ export interface LocateEnvironment {
 export interface Located {
   command: string;
   args: string[];
-  /** Where it came from, for the log: "skillLsp.server.path (user settings)", "python3 on PATH". */
+  /** Where it came from, for the log: "skillLSP.server.path (user settings)", "python3 on PATH". */
   origin: string;
   /** The interpreter's answer to the check, when the bundled server is used. */
   probe?: Probe & { ok: true };
@@ -66,23 +66,23 @@ export async function locateServer(env: LocateEnvironment): Promise<Outcome> {
   if (setting) {
     const command = await resolveSetting(setting.value, env);
     if (!command) {
-      looked.push(`skillLsp.server.path (${setting.scope}) "${setting.value}": not found on PATH`);
+      looked.push(`skillLSP.server.path (${setting.scope}) "${setting.value}": not found on PATH`);
       return { looked, failedSetting: setting.value };
     }
     if (!env.trusted && (await insideWorkspace(command, env))) {
-      looked.push(`skillLsp.server.path (${setting.scope}) "${setting.value}": ${command} is inside the workspace, which Restricted Mode does not run`);
+      looked.push(`skillLSP.server.path (${setting.scope}) "${setting.value}": ${command} is inside the workspace, which Restricted Mode does not run`);
       return { looked, failedSetting: setting.value };
     }
     if (!(await env.isExecutable(command))) {
       // An explicit setting that does not work is reported, not papered over
       // with a server the user did not ask for.
-      looked.push(`skillLsp.server.path (${setting.scope}) "${setting.value}": ${command} is not an executable file`);
+      looked.push(`skillLSP.server.path (${setting.scope}) "${setting.value}": ${command} is not an executable file`);
       return { looked, failedSetting: setting.value };
     }
-    looked.push(`skillLsp.server.path (${setting.scope}): ${command}`);
-    return { server: { command, args: env.serverArgs, origin: `skillLsp.server.path (${setting.scope})` }, looked };
+    looked.push(`skillLSP.server.path (${setting.scope}): ${command}`);
+    return { server: { command, args: env.serverArgs, origin: `skillLSP.server.path (${setting.scope})` }, looked };
   }
-  looked.push("skillLsp.server.path: not set");
+  looked.push("skillLSP.server.path: not set");
 
   const tried = new Set<string>();
   for await (const candidate of interpreters(env, looked)) {
@@ -122,7 +122,7 @@ function chooseSetting(env: LocateEnvironment, looked: string[]): { value: strin
     if (env.trusted) {
       return { value: workspace, scope: "workspace settings" };
     }
-    looked.push(`skillLsp.server.path (workspace settings) "${workspace}": ignored in Restricted Mode`);
+    looked.push(`skillLSP.server.path (workspace settings) "${workspace}": ignored in Restricted Mode`);
   }
   return user ? { value: user, scope: "user settings" } : undefined;
 }

@@ -24,7 +24,7 @@ export async function findServer(
   resource: vscode.Uri | undefined,
   extensionPath: string,
 ): Promise<Outcome> {
-  const config = vscode.workspace.getConfiguration("skillLsp", resource);
+  const config = vscode.workspace.getConfiguration("skillLSP", resource);
   const inspected = config.inspect<string>("server.path");
   const folders = orderedFolders(resource);
   const launcher = path.join(extensionPath, "bundled", "tool", "launch.py");
@@ -32,7 +32,7 @@ export async function findServer(
   if (!trusted) {
     // VS Code itself hides the workspace's values of the restricted settings
     // (package.json `restrictedConfigurations`); locate.ts ignores them too.
-    log.info("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLsp.server.* are not used and nothing the workspace holds is run.");
+    log.info("Restricted Mode: the server is taken from user settings or a Python on PATH outside the workspace; workspace settings of skillLSP.server.* are not used and nothing the workspace holds is run.");
   }
   const env: LocateEnvironment = {
     trusted,
@@ -69,7 +69,7 @@ export async function findServer(
   return outcome;
 }
 
-/** `skillLsp.server.args`; in Restricted Mode only the user's value counts. */
+/** `skillLSP.server.args`; in Restricted Mode only the user's value counts. */
 function serverArgs(config: vscode.WorkspaceConfiguration, trusted: boolean): string[] {
   if (trusted) {
     return config.get<string[]>("server.args", ["serve"]);

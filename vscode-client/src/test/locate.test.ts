@@ -45,7 +45,7 @@ test("with nothing configured the bundled server runs with python3 from PATH", a
   assert.deepEqual(server?.args, ["-I", LAUNCHER, "--import-strategy", "useBundled", "--", "serve"]);
   assert.equal(server?.origin, "python3 on PATH");
   assert.deepEqual(looked, [
-    "skillLsp.server.path: not set",
+    "skillLSP.server.path: not set",
     "the Python extension's interpreter: the Python extension (ms-python.python) is not installed or not active",
     `the workspace's .venv: no ${WORKSPACE}/.venv/bin/python`,
     "python3 on PATH: /usr/bin/python3 (Python 3.12.4) runs the bundled server 0.1.0",
@@ -71,7 +71,7 @@ test("when nothing can run the server, every place looked at is named", async ()
   assert.equal(server, undefined);
   assert.equal(failedSetting, undefined);
   assert.deepEqual(looked, [
-    "skillLsp.server.path: not set",
+    "skillLSP.server.path: not set",
     "the Python extension's interpreter: the Python extension (ms-python.python) is not installed or not active",
     `the workspace's .venv: no ${WORKSPACE}/.venv/bin/python`,
     "python3 on PATH: /usr/bin/python3: no bundled libraries for Python 3.15",
@@ -82,7 +82,7 @@ test("when nothing can run the server, every place looked at is named", async ()
 test("a configured server path wins and is run with the server arguments", async () => {
   const env = machine({ "/usr/bin/python3": GOOD, "/home/ada/bin/skill-lsp": true }, { serverPath: { user: "~/bin/skill-lsp" } });
   const { server } = await locateServer(env);
-  assert.deepEqual(server, { command: "/home/ada/bin/skill-lsp", args: ["serve"], origin: "skillLsp.server.path (user settings)" });
+  assert.deepEqual(server, { command: "/home/ada/bin/skill-lsp", args: ["serve"], origin: "skillLSP.server.path (user settings)" });
   assert.deepEqual(env.probed, []);
 });
 
@@ -91,14 +91,14 @@ test("a configured server path that does not work is reported, and nothing else 
   const { server, looked, failedSetting } = await locateServer(env);
   assert.equal(server, undefined);
   assert.equal(failedSetting, "/nowhere/skill-lsp");
-  assert.deepEqual(looked, ['skillLsp.server.path (user settings) "/nowhere/skill-lsp": /nowhere/skill-lsp is not an executable file']);
+  assert.deepEqual(looked, ['skillLSP.server.path (user settings) "/nowhere/skill-lsp": /nowhere/skill-lsp is not an executable file']);
 });
 
 test("a bare name in the server path is looked up on PATH", async () => {
   const env = machine({ "/usr/local/bin/skill-lsp": true }, { serverPath: { workspace: "skill-lsp" } });
   const { server } = await locateServer(env);
   assert.equal(server?.command, "/usr/local/bin/skill-lsp");
-  assert.equal(server?.origin, "skillLsp.server.path (workspace settings)");
+  assert.equal(server?.origin, "skillLSP.server.path (workspace settings)");
 });
 
 test("Restricted Mode ignores the server path of workspace settings and runs nothing of the workspace", async () => {
@@ -116,8 +116,8 @@ test("Restricted Mode ignores the server path of workspace settings and runs not
   assert.equal(server?.command, "/usr/bin/python3");
   assert.deepEqual(env.probed, ["/usr/bin/python3"]);
   assert.deepEqual(looked.slice(0, 3), [
-    'skillLsp.server.path (workspace settings) "${workspaceFolder}/tools/skill-lsp": ignored in Restricted Mode',
-    "skillLsp.server.path: not set",
+    'skillLSP.server.path (workspace settings) "${workspaceFolder}/tools/skill-lsp": ignored in Restricted Mode',
+    "skillLSP.server.path: not set",
     "the Python extension's interpreter and the workspace's .venv: skipped in Restricted Mode (they belong to the workspace)",
   ]);
 });
