@@ -70,6 +70,16 @@ async def hover_text(client: LanguageClient, path: Path, needle: str, delta: int
     return hover.contents.value if hover is not None and isinstance(hover.contents, types.MarkupContent) else ""
 
 
+async def completion_after(client: LanguageClient, path: Path, text: str, line: int,
+                           character: int) -> types.CompletionList:
+    """The completion at (line, character) once the open document holds text."""
+    change_document(client, path, text, 2)
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(path), position=types.Position(line=line, character=character)))
+    assert isinstance(result, types.CompletionList)
+    return result
+
+
 def range_of(path: Path, needle: str, encoding: str) -> types.Range:
     return types.Range(start=position_of(path, needle, 0, encoding), end=position_of(path, needle, len(needle), encoding))
 
@@ -102,11 +112,8 @@ async def test_completion_in_a_half_typed_subagent_list_and_typescript_string(ag
     reviewer = agents_workspace / REVIEWER
     open_file(agents_client, reviewer)
     text = reviewer.read_text(encoding="utf-8").replace("skills: [code-reveiw]", "skills:\n  - code-review\n  - rel")
-    change_document(agents_client, reviewer, text, 2)
-    line = text.splitlines().index("  - rel")
-    result = await agents_client.text_document_completion_async(types.CompletionParams(
-        text_document=doc(reviewer), position=types.Position(line=line, character=7)))
-    assert result is not None and [item.label for item in result.items] == ["release-notes"]
+    result = await completion_after(agents_client, reviewer, text, text.splitlines().index("  - rel"), 7)
+    assert [item.label for item in result.items] == ["release-notes"]
     replaced = result.items[0].text_edit.range if result.items[0].text_edit is not None else result.item_defaults.edit_range
     assert (replaced.start.character, replaced.end.character) == (4, 7)
 
@@ -114,13 +121,10 @@ async def test_completion_in_a_half_typed_subagent_list_and_typescript_string(ag
     open_file(agents_client, agent)
     lines = agent.read_text(encoding="utf-8").splitlines()
     lines[2] = 'const checker: AgentDefinition = { description: "Prüft 🚀", prompt: "Check.", skills: ["co'
-    change_document(agents_client, agent, "\n".join(lines) + "\n", 2)
-    encoding = encoding_of(agents_client)
     units = {"utf-8": len(lines[2].encode("utf-8")), "utf-16": len(lines[2].encode("utf-16-le")) // 2,
-             "utf-32": len(lines[2])}[encoding]
-    result = await agents_client.text_document_completion_async(types.CompletionParams(
-        text_document=doc(agent), position=types.Position(line=2, character=units)))
-    assert result is not None and "code-review" in [item.label for item in result.items]
+             "utf-32": len(lines[2])}[encoding_of(agents_client)]
+    result = await completion_after(agents_client, agent, "\n".join(lines) + "\n", 2, units)
+    assert "code-review" in [item.label for item in result.items]
 
 
 async def test_definition_and_references_across_every_kind(agents_client: LanguageClient, agents_workspace: Path) -> None:
@@ -266,11 +270,8 @@ async def test_subagent_frontmatter_keys_hover_and_complete(agents_client: Langu
     text = await hover_text(agents_client, reviewer, "permissionMode", 3)
     assert "**permissionMode**" in text and "`acceptEdits`" in text
     text = reviewer.read_text(encoding="utf-8").replace("skills: [code-reveiw]\n", "skills: [code-reveiw]\nmax\n")
-    change_document(agents_client, reviewer, text, 2)
-    line = text.splitlines().index("max")
-    result = await agents_client.text_document_completion_async(types.CompletionParams(
-        text_document=doc(reviewer), position=types.Position(line=line, character=3)))
-    assert result is not None and [item.label for item in result.items] == ["maxTurns"]
+    result = await completion_after(agents_client, reviewer, text, text.splitlines().index("max"), 3)
+    assert [item.label for item in result.items] == ["maxTurns"]
     assert result.items[0].text_edit is not None and result.items[0].text_edit.new_text == "maxTurns: "
 
 
@@ -278,9 +279,6 @@ async def test_completion_inside_a_python_agent_definition(agents_client: Langua
     agents = agents_workspace / AGENTS_PY
     open_file(agents_client, agents)
     text = agents.read_text(encoding="utf-8").replace('skills=["relase-notes"]', 'skills=["rel')
-    change_document(agents_client, agents, text, 2)
     line = next(number for number, each in enumerate(text.splitlines()) if 'skills=["rel' in each)
-    column = text.splitlines()[line].index('"rel') + 4
-    result = await agents_client.text_document_completion_async(types.CompletionParams(
-        text_document=doc(agents), position=types.Position(line=line, character=column)))
-    assert result is not None and sorted(item.label for item in result.items) == ["code-review", "release-notes"]
+    result = await completion_after(agents_client, agents, text, line, text.splitlines()[line].index('"rel') + 4)
+    assert sorted(item.label for item in result.items) == ["code-review", "release-notes"]
