@@ -102,8 +102,20 @@ local function skill_lsp_attach(bufnr)
   vim.lsp.buf_attach_client(bufnr, client_id)
 end
 
+local skill_lsp_group = vim.api.nvim_create_augroup('skill_lsp', { clear = true })
+
+-- "Create skill" makes a buffer for the new SKILL.md, but Neovim 0.7 creates neither the file nor its
+-- directory (its create_file skips both when ignoreIfExists is set): make the directory on :write.
+vim.api.nvim_create_autocmd('BufWritePre', {
+  group = skill_lsp_group,
+  pattern = { 'SKILL.md', 'skill.md' },
+  callback = function(args)
+    vim.fn.mkdir(vim.fn.fnamemodify(args.match, ':p:h'), 'p')
+  end,
+})
+
 vim.api.nvim_create_autocmd('FileType', {
-  group = vim.api.nvim_create_augroup('skill_lsp', { clear = true }),
+  group = skill_lsp_group,
   pattern = { 'markdown', 'python', 'typescript', 'javascript', 'typescriptreact', 'javascriptreact' },
   callback = function(args)
     skill_lsp_attach(args.buf)

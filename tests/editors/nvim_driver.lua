@@ -181,9 +181,52 @@ local function finish()
   vim.cmd('qall!')
 end
 
+-- "Create skill" chosen in vim.lsp.buf.code_action()'s menu (vim.ui.select answers as the user
+-- would): Neovim applies the edit's documentChanges, a CreateFile and the new file's text.
+local function create_skill_by_code_action()
+  local path = '.agentdeck/agents/support/agent.py'
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  vim.fn.writefile({ 'from agentdeck import Agent', '', 'support = Agent(name="Support", skills=["greet-user"])' }, path)
+  local bufnr = open(path)
+  local found = wait_for_code(bufnr, 'AD101')
+  cursor_on(bufnr, '"greet-user"')
+  local offered = {}
+  local select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    local chosen
+    for _, item in ipairs(items) do
+      local title = opts.format_item(item)
+      table.insert(offered, title)
+      if title:find('Create skill', 1, true) then
+        chosen = item
+      end
+    end
+    on_choice(chosen)
+  end
+  vim.lsp.buf.code_action()
+  local created = vim.fn.fnamemodify('.agentdeck/skills/greet-user/SKILL.md', ':p')
+  local made = vim.wait(timeout, function() return vim.fn.bufexists(created) == 1 end, 50)
+  vim.ui.select = select
+  local answer = {
+    diagnostic = found,
+    offered = offered,
+    created = made,
+    on_disk_before_write = vim.loop.fs_stat(created) ~= nil,
+    lines = made and vim.api.nvim_buf_get_lines(vim.fn.bufnr(created), 0, -1, false) or {},
+  }
+  if made then
+    -- the user saves it: the directory the skill needs is made on :write
+    vim.api.nvim_set_current_buf(vim.fn.bufnr(created))
+    vim.cmd('write')
+    answer.written = vim.fn.readfile(created)
+  end
+  return answer
+end
+
 -- Completion last: <C-x><C-o> is typed keys, handled by the main loop once this script has returned,
 -- and its items arrive asynchronously; a timer watches for them, then writes the result and quits.
 local completing = pcall(function()
+  result.create = create_skill_by_code_action()
   local agent = vim.fn.bufnr('.agentdeck/agents/booking/agent.py')
   vim.api.nvim_set_current_buf(agent)
   result.omnifunc = vim.bo[agent].omnifunc

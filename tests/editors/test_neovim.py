@@ -171,6 +171,19 @@ def test_subagents_and_typescript_files_attach_to_the_same_server(session: dict[
         assert opened["client_id"] == session["skill"]["client_id"]
 
 
+def test_create_skill_from_the_code_action_menu_writes_the_skill(session: dict[str, Any]) -> None:
+    create = session["create"]
+    assert create["diagnostic"] is True
+    assert "Create skill 'greet-user' in .agentdeck/skills/" in create["offered"]
+    # Neovim applies the CreateFile and the new file's text (documentChanges) in a buffer; 0.7 writes
+    # nothing to disk until :write, for which the config makes the skill's directory
+    assert create["created"] is True and create["on_disk_before_write"] is False
+    lines = create["lines"]
+    assert lines[:6] == ["---", "name: greet-user", "description: ", "---", "", "# Greet User"]
+    assert set(lines[6:]) == {""}  # the text went into the new buffer's one empty line
+    assert create["written"] == lines
+
+
 def lua_blocks(markdown: str) -> list[tuple[str, str]]:
     """(heading, code) of every ```lua block, with the nearest heading above it."""
     blocks = []
