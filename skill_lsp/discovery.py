@@ -62,6 +62,11 @@ class _Keeping(tuple[str, ...]):
         return made
 
 
+def keeping(patterns: tuple[str, ...], keep: tuple[str, ...]) -> tuple[str, ...]:
+    """The exclude patterns of a walk that keeps the paths keep all the same."""
+    return _Keeping(patterns, keep) if keep else patterns
+
+
 def excluded(path: Path, folder: Path, patterns: tuple[str, ...]) -> bool:
     if not patterns:
         return False
@@ -241,8 +246,7 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
     (kept_from_exclusion's) are excluded paths walked all the same.
     """
-    if keep:
-        exclude = _Keeping(exclude, keep)
+    exclude = keeping(exclude, keep)
     walker = _Walker(folder, exclude, helpers, meanwhile)
     try:
         walker.run()

@@ -27,7 +27,7 @@ from ..model import Position, Profile, Span
 from ..pysource import Call, PySource, PyValue
 from ..rules.report import closest
 from ..rules.skills import load_verdicts
-from ..runtimes import Consequence, FieldSpec, Runtime, typo_of
+from ..runtimes import Consequence, FieldSpec, Runtime, join_labels, typo_of
 from ..skillfile import SkillFile
 from ..textutil import split_lines
 
@@ -162,7 +162,7 @@ def _more(count: int, what: str) -> str:
 def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
     """A skill: its name and file first, its description as prose, the start of its body, and the
     exact entry an agent's listing holds for it."""
-    parts = [f"**{skill.key}** — {skill.profile.value} skill, loaded by {', '.join(each.label for each in skill.runtimes)} · "
+    parts = [f"**{skill.key}** — loaded by {join_labels(each.label for each in skill.runtimes)} · "
              f"`{relative(skill.path, model)}`"]
     if claude and skill.description:
         parts.append(_prose(_clipped(skill.description, 300)))

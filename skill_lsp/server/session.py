@@ -17,7 +17,16 @@ from pathlib import Path
 from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
 from ..codefiles import is_code_path
 from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, walk_exclude
-from ..discovery import Bounded, Listing, inside_workspace, is_skill_filename, walk_nearest, within
+from ..discovery import (
+    Bounded,
+    Listing,
+    inside_workspace,
+    is_skill_filename,
+    keeping,
+    kept_from_exclusion,
+    walk_nearest,
+    within,
+)
 from ..index import Model, SkillFacts, SkillJob, Workspace
 from ..model import Finding
 from ..nearest import may_reach
@@ -75,13 +84,18 @@ class ServerWorkspace(Workspace):
         """The walk of folder, bounded by max_files: a workspace folder of / or of a home directory
         holds far more files than an editor session should take on. The open files' directories
         come first."""
-        if folder not in self._listings:
+        exclude = walk_exclude(folder, self.settings)
+        # an open file in an excluded folder is checked with the roots and agents around it: its
+        # excluded subtree is walked too (and walked again when that changes)
+        keep = kept_from_exclusion(folder, exclude, sorted(self.overlays)) if exclude and self.overlays else ()
+        if folder not in self._listings or self._kept.get(folder, ()) != keep:
             project = load_pyproject(folder / "pyproject.toml")  # [tool.skill-lsp] max-files, under the editor's
             limit = self.settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
             with phase("walk"):
                 near = sorted(self.overlays)
-                listing, bounded = walk_nearest(folder, walk_exclude(folder, self.settings), limit, near)
+                listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near)
             self._anchors[folder] = set(near)
+            self._kept[folder] = keep
             self._listings[folder] = listing
             if bounded is None:
                 self.bounded.pop(folder, None)

@@ -173,7 +173,7 @@ async def test_quick_fix_replaces_the_typo_in_a_subagent_file(agents_client: Lan
     actions = await agents_client.text_document_code_action_async(types.CodeActionParams(
         text_document=doc(reviewer), range=items[0].range, context=types.CodeActionContext(diagnostics=[items[0]])))
     assert actions is not None
-    assert "Create skill 'code-reveiw' in skills/" in [action.title for action in actions]
+    assert "Create skill 'code-reveiw' in .claude/skills/" in [action.title for action in actions]
     replace = next(action for action in actions if action.title == "Replace with 'code-review'")
     assert replace.edit is not None
     edits = [e for change in replace.edit.document_changes or [] if isinstance(change, types.TextDocumentEdit)

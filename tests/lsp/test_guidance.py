@@ -188,7 +188,7 @@ async def test_hovers_fit_on_a_screen_and_read_naturally(client: LanguageClient,
         text_document=doc(shop), position=position_of(shop, '"refund-policy"', 3, encoding_of(client))))
     assert hover is not None
     lines = hover.contents.value.split("\n")
-    assert lines[0] == "**refund-policy** — claude skill · `.claude/skills/refund-policy/SKILL.md`"
+    assert lines[0] == "**refund-policy** — loaded by Claude Code and VS Code Copilot · `.claude/skills/refund-policy/SKILL.md`"
     assert lines[2] == "The shop's refund rules. Use when a customer asks what can be refunded."
     assert "Say exactly: Refunds run for 14 days" in lines[5]
     assert "The listing entry, exactly:" in lines
@@ -203,7 +203,8 @@ async def test_the_agents_using_a_skill_are_listed_up_to_a_screen(client: Langua
     text = hover.contents.value
     assert "Used by 7 agents:" in text
     assert text.count("\n- ClaudeAgentOptions options — ") == 5
-    assert text.endswith("- _… and 2 more agents (Find References lists them all)_")
+    # the list of agents stops at a screen; the load verdict of each runtime follows it
+    assert "- _… and 2 more agents (Find References lists them all)_\n\n**Load verdict**" in text
 
 
 async def test_a_skills_value_that_is_not_a_literal_is_not_known_statically(client: LanguageClient, workspace: Path) -> None:
