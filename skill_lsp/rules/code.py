@@ -406,7 +406,7 @@ def check_definition(model: Model, definition: DefinitionEntry, reporter: Report
             "CL103", path, item.span,
             f"no discovered skill is named '{name}' ({searched}); {who}{did_you_mean(near)}",
             fixes=_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name),
-            data={"closest": near, "name": name},
+            data={"closest": near, "name": name, "paths": facts.root_paths},
         )
 
 
