@@ -61,3 +61,18 @@ function editKey(edit: vscode.WorkspaceEdit): unknown {
       ]),
     ]);
 }
+
+/** The text a completion item is listed under. */
+export function labelText(item: vscode.CompletionItem): string {
+  return typeof item.label === "string" ? item.label : item.label.label;
+}
+
+/**
+ * Our completion items less those another provider already lists under the
+ * same label (VS Code's own `skill` language completes the frontmatter keys
+ * too); theirs stay, so each key is listed once.
+ */
+export function withoutListed(ours: vscode.CompletionItem[], theirs: readonly vscode.CompletionItem[]): vscode.CompletionItem[] {
+  const listed = new Set(theirs.map(labelText));
+  return ours.filter((item) => !listed.has(labelText(item)));
+}

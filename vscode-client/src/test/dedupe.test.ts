@@ -4,7 +4,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import type * as vscode from "vscode";
-import { distinctActions } from "../dedupe";
+import { distinctActions, labelText, withoutListed } from "../dedupe";
 
 function range(line: number, start: number, end: number): vscode.Range {
   return { start: { line, character: start }, end: { line, character: end } } as vscode.Range;
@@ -43,4 +43,11 @@ test("commands are compared by command and arguments", () => {
   const open = { title: "Open", command: "skillLsp.showReferences", arguments: ["file:///a"] };
   const other = { title: "Open", command: "skillLsp.showReferences", arguments: ["file:///b"] };
   assert.deepEqual(distinctActions([open, { ...open }, other]), [open, other]);
+});
+
+test("completion items another provider lists under the same label are left out", () => {
+  const item = (label: string | { label: string; description?: string }) => ({ label }) as vscode.CompletionItem;
+  const ours = [item("name"), item("description"), item({ label: "allowed-tools", description: "Claude Code" })];
+  const theirs = [item({ label: "description", description: "VS Code" }), item("license")];
+  assert.deepEqual(withoutListed(ours, theirs).map(labelText), ["name", "allowed-tools"]);
 });
