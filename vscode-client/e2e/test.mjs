@@ -147,13 +147,10 @@ class Workbench {
 
   /** Types into the filter box of the panel's visible view (Output, Problems). */
   async setPanelFilter(text) {
+    // fill(), not select-all and typing: should the click not move the focus,
+    // the keys would go to the editor and wipe the file.
     const input = this.page.locator(".panel .viewpane-filter input").filter({ visible: true }).first();
-    await input.click();
-    await this.page.keyboard.press("Control+A");
-    await this.page.keyboard.press("Backspace");
-    if (text) {
-      await this.page.keyboard.type(text);
-    }
+    await input.fill(text);
   }
 
   async problemsText() {
