@@ -472,6 +472,30 @@ async function fullRun() {
       await workbench.openFile(AGENT_FILE);
     });
 
+    await step("two diagnostics on one name offer their common fix once", async () => {
+      // Fare_Rules is both not the directory's name (SK108) and not a valid name (SK109).
+      await workbench.openFile(".agentdeck/skills/fare-rules/SKILL.md");
+      await poll("SK108 and SK109 in the Problems panel", async () => {
+        const text = await workbench.problemsText();
+        return /SK108/.test(text) && /SK109/.test(text);
+      }, SERVER_TIMEOUT_MS);
+      await workbench.goTo(2, 9);
+      await workbench.command("Quick Fix...");
+      const rows = page.locator(".action-widget .monaco-list-row");
+      const titles = await poll("the quick fixes of the name", async () => {
+        const texts = (await rows.allInnerTexts()).map((text) => collapse(text).trim());
+        return texts.some((text) => text.includes("fare-rules")) && texts;
+      }, SERVER_TIMEOUT_MS);
+      await workbench.screenshot("quick-fix-once");
+      // SK108's "Set name to 'fare-rules'" and SK109's "Change to 'fare-rules'" make one edit.
+      const renames = titles.filter((title) => title.includes("'fare-rules'"));
+      if (renames.length !== 1) {
+        throw new Error(`expected one fix renaming to 'fare-rules', got ${JSON.stringify(titles)}`);
+      }
+      await page.keyboard.press("Escape");
+      await workbench.openFile(AGENT_FILE);
+    });
+
     await step("the quick fix replaces the unknown name", async () => {
       const at = positionOf(agentSource, '"quote-fair"', 3);
       await workbench.goTo(at.line, at.column);

@@ -23,13 +23,20 @@ function fix(title: string, newText: string, options: { fileOps?: boolean; diagn
   } as unknown as vscode.CodeAction;
 }
 
-test("the same fix brought by two diagnostics is listed once", () => {
+test("the same fix brought by two diagnostics is listed once, whatever its wording", () => {
   const first = fix("Set name to 'a'", "a", { diagnostic: "SK108" });
-  const second = fix("Set name to 'a'", "a", { diagnostic: "SK109" });
+  const second = fix("Change to 'a'", "a", { diagnostic: "SK109" });
   assert.deepEqual(distinctActions([first, second]), [first]);
 });
 
-test("fixes that differ in title or edit are all kept, in order", () => {
+test("of two equal fixes the preferred one is kept, in the first one's place", () => {
+  const other = fix("Set name to 'b'", "b");
+  const first = fix("Change to 'a'", "a", { diagnostic: "SK109" });
+  const preferred = Object.assign(fix("Set name to 'a'", "a", { diagnostic: "SK108" }), { isPreferred: true });
+  assert.deepEqual(distinctActions([first, other, preferred]), [preferred, other]);
+});
+
+test("fixes that differ in their edit are all kept, in order", () => {
   const actions = [fix("Set name to 'a'", "a"), fix("Set name to 'b'", "b"), fix("Set name to 'a'", "A")];
   assert.deepEqual(distinctActions(actions), actions);
 });
