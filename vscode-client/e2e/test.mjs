@@ -147,13 +147,10 @@ class Workbench {
 
   /** Types into the filter box of the panel's visible view (Output, Problems). */
   async setPanelFilter(text) {
+    // fill(), not select-all and typing: should the click not move the focus,
+    // the keys would go to the editor and wipe the file.
     const input = this.page.locator(".panel .viewpane-filter input").filter({ visible: true }).first();
-    await input.click();
-    await this.page.keyboard.press("Control+A");
-    await this.page.keyboard.press("Backspace");
-    if (text) {
-      await this.page.keyboard.type(text);
-    }
+    await input.fill(text);
   }
 
   async problemsText() {
@@ -203,6 +200,31 @@ const browser = await chromium.launch({
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 const workbench = new Workbench(page);
 let failed = false;
+
+/** In the open SKILL.md: a new frontmatter line, "d", completion; each label must be listed once. */
+async function completionListsEachOnce(shot) {
+  await workbench.goTo(2, 13);
+  await page.keyboard.press("End");
+  await page.keyboard.press("Enter");
+  await page.keyboard.type("d");
+  await page.keyboard.press("Control+Space");
+  const labels = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row .label-name");
+  const names = await poll("the completion list", async () => {
+    const texts = (await labels.allInnerTexts()).map((text) => normalize(text).trim());
+    return texts.includes("description") && texts;
+  }, SERVER_TIMEOUT_MS);
+  await workbench.screenshot(shot);
+  const twice = names.filter((name, index) => names.indexOf(name) !== index);
+  if (twice.length) {
+    throw new Error(`completion lists ${JSON.stringify(twice)} more than once: ${JSON.stringify(names)}`);
+  }
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+Z");
+  await page.keyboard.press("Control+Z");
+  await poll("the SKILL.md back to its saved text", async () =>
+    !collapse(await workbench.editorText()).includes("broken d"),
+  );
+}
 
 async function restrictedMode() {
   // Its screenshots follow the first run's.
@@ -382,33 +404,15 @@ async function fullRun() {
       await setMode("Skill");
       await poll("VS Code's own description problem beside SK106", async () => (await aboutDescription()).length === 2);
       await workbench.screenshot("skill-language-duplicates");
+      // There VS Code completes the keys too; the extension leaves out its own duplicates.
+      await completionListsEachOnce("skill-language-completion");
       await setMode("Markdown");
       await poll("one description problem again", async () => (await aboutDescription()).length === 1);
     });
 
     await step("frontmatter completion lists each key once", async () => {
       await workbench.openFile(BROKEN_SKILL);
-      await workbench.goTo(2, 13);
-      await page.keyboard.press("End");
-      await page.keyboard.press("Enter");
-      await page.keyboard.type("d");
-      await page.keyboard.press("Control+Space");
-      const labels = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row .label-name");
-      const names = await poll("the completion list", async () => {
-        const texts = (await labels.allInnerTexts()).map((text) => normalize(text).trim());
-        return texts.includes("description") && texts;
-      }, SERVER_TIMEOUT_MS);
-      await workbench.screenshot("completion");
-      const twice = names.filter((name, index) => names.indexOf(name) !== index);
-      if (twice.length) {
-        throw new Error(`completion lists ${JSON.stringify(twice)} more than once: ${JSON.stringify(names)}`);
-      }
-      await page.keyboard.press("Escape");
-      await page.keyboard.press("Control+Z");
-      await page.keyboard.press("Control+Z");
-      await poll("the SKILL.md back to its saved text", async () =>
-        !collapse(await workbench.editorText()).includes("broken d"),
-      );
+      await completionListsEachOnce("completion");
     });
 
     await step("an unknown skill in Agent(skills=[...]) is marked AD101", async () => {
@@ -464,6 +468,30 @@ async function fullRun() {
         (await peek.isVisible()) && normalize(await peek.innerText()).includes("agent.py"),
       );
       await workbench.screenshot("code-lens-references");
+      await page.keyboard.press("Escape");
+      await workbench.openFile(AGENT_FILE);
+    });
+
+    await step("two diagnostics on one name offer their common fix once", async () => {
+      // Fare_Rules is both not the directory's name (SK108) and not a valid name (SK109).
+      await workbench.openFile(".agentdeck/skills/fare-rules/SKILL.md");
+      await poll("SK108 and SK109 in the Problems panel", async () => {
+        const text = await workbench.problemsText();
+        return /SK108/.test(text) && /SK109/.test(text);
+      }, SERVER_TIMEOUT_MS);
+      await workbench.goTo(2, 9);
+      await workbench.command("Quick Fix...");
+      const rows = page.locator(".action-widget .monaco-list-row");
+      const titles = await poll("the quick fixes of the name", async () => {
+        const texts = (await rows.allInnerTexts()).map((text) => collapse(text).trim());
+        return texts.some((text) => text.includes("fare-rules")) && texts;
+      }, SERVER_TIMEOUT_MS);
+      await workbench.screenshot("quick-fix-once");
+      // SK108's "Set name to 'fare-rules'" and SK109's "Change to 'fare-rules'" make one edit.
+      const renames = titles.filter((title) => title.includes("'fare-rules'"));
+      if (renames.length !== 1) {
+        throw new Error(`expected one fix renaming to 'fare-rules', got ${JSON.stringify(titles)}`);
+      }
       await page.keyboard.press("Escape");
       await workbench.openFile(AGENT_FILE);
     });

@@ -11,7 +11,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from "vscode-languageclient/node";
-import { distinctActions } from "./dedupe";
+import { distinctActions, withoutListed } from "./dedupe";
 import type { Located } from "./python";
 
 // The settings' namespace, spelt so that VS Code's Settings editor reads
@@ -77,6 +77,9 @@ export function serverSettings(scope?: vscode.Uri): ServerSettings {
   };
 }
 
+/** True while the completion middleware asks the other providers (VS Code calls ours again then). */
+let askingOthers = false;
+
 export function createClient(
   server: Located,
   outputChannel: vscode.LogOutputChannel,
@@ -96,6 +99,34 @@ export function createClient(
     traceOutputChannel: outputChannel,
     initializationOptions: () => serverSettings(),
     middleware: {
+      // In VS Code's own `skill` language (when a user's files.associations
+      // chooses it) VS Code completes the frontmatter keys too: list each once.
+      provideCompletionItem: async (document, position, context, token, next) => {
+        if (askingOthers) {
+          // The nested request below, made to learn what the others list.
+          return [];
+        }
+        const ours = await next(document, position, context, token);
+        if (document.languageId !== "skill" || !ours) {
+          return ours;
+        }
+        askingOthers = true;
+        let theirs: vscode.CompletionList | undefined;
+        try {
+          theirs = await vscode.commands.executeCommand<vscode.CompletionList>(
+            "vscode.executeCompletionItemProvider",
+            document.uri,
+            position,
+            context.triggerCharacter,
+          );
+        } finally {
+          askingOthers = false;
+        }
+        if (Array.isArray(ours)) {
+          return withoutListed(ours, theirs.items);
+        }
+        return new vscode.CompletionList(withoutListed(ours.items, theirs.items), ours.isIncomplete);
+      },
       // Two diagnostics on one spot may bring the same fix; list it once.
       provideCodeActions: async (document, range, context, token, next) => {
         const actions = await next(document, range, context, token);

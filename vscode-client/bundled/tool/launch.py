@@ -40,7 +40,7 @@ def manifest():
         with open(os.path.join(BUNDLE, "manifest.json"), encoding="utf-8") as stream:
             return json.load(stream)
     except (OSError, ValueError) as error:
-        raise LaunchError("the extension's bundled libraries are missing or damaged ({})".format(error))
+        raise LaunchError(f"the extension's bundled libraries are missing or damaged ({error})") from None
 
 
 class LaunchError(Exception):
@@ -52,9 +52,9 @@ def libraries(built):
     if sys.version_info[:2] < MINIMUM:
         raise LaunchError("Python {} is too old: skill-lsp needs Python {}.{} or later".format(version_text(), *MINIMUM))
     if sys.implementation.name != "cpython":
-        raise LaunchError("{} is not CPython: the bundled libraries are CPython wheels".format(sys.implementation.name))
+        raise LaunchError(f"{sys.implementation.name} is not CPython: the bundled libraries are CPython wheels")
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
-        raise LaunchError("Python {} is a free-threaded build, which the bundled wheels do not support".format(version_text()))
+        raise LaunchError(f"Python {version_text()} is a free-threaded build, which the bundled wheels do not support")
     tag = "cp{}{}".format(*sys.version_info[:2])
     path = os.path.join(BUNDLE, tag)
     if not os.path.isdir(path):
@@ -80,10 +80,8 @@ def check(built):
             __import__(module)
         except Exception as error:  # an ImportError, or an OSError from a compiled module
             raise LaunchError(
-                "Python {} ({}) cannot load the bundled '{}': {}: {}".format(
-                    version_text(), sysconfig.get_platform(), module, type(error).__name__, error
-                )
-            )
+                f"Python {version_text()} ({sysconfig.get_platform()}) cannot load the bundled '{module}': {type(error).__name__}: {error}"
+            ) from None
     import yaml  # the server falls back to PyYAML's pure-Python loader; say which one is in use
 
     import skill_lsp
@@ -111,7 +109,7 @@ def parse(argv):
             if strategy not in STRATEGIES:
                 raise LaunchError("unknown import strategy '{}' (use {})".format(strategy, " or ".join(STRATEGIES)))
         else:
-            raise LaunchError("unknown option '{}'".format(option))
+            raise LaunchError(f"unknown option '{option}'")
     return strategy, checking, rest[1:]
 
 
@@ -128,11 +126,11 @@ def main(argv):
         if checking:
             print(json.dumps({"ok": False, "python": version_text(), "executable": sys.executable, "error": str(error)}))
         else:
-            print("skill-lsp launcher: {}".format(error), file=sys.stderr)
+            print(f"skill-lsp launcher: {error}", file=sys.stderr)
         return 1
     from skill_lsp.cli import run
 
-    sys.argv = ["skill-lsp"] + server_args
+    sys.argv = ["skill-lsp", *server_args]
     run()
     return 0
 

@@ -4,7 +4,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import type * as vscode from "vscode";
-import { distinctActions } from "../dedupe";
+import { distinctActions, labelText, withoutListed } from "../dedupe";
 
 function range(line: number, start: number, end: number): vscode.Range {
   return { start: { line, character: start }, end: { line, character: end } } as vscode.Range;
@@ -23,13 +23,20 @@ function fix(title: string, newText: string, options: { fileOps?: boolean; diagn
   } as unknown as vscode.CodeAction;
 }
 
-test("the same fix brought by two diagnostics is listed once", () => {
+test("the same fix brought by two diagnostics is listed once, whatever its wording", () => {
   const first = fix("Set name to 'a'", "a", { diagnostic: "SK108" });
-  const second = fix("Set name to 'a'", "a", { diagnostic: "SK109" });
+  const second = fix("Change to 'a'", "a", { diagnostic: "SK109" });
   assert.deepEqual(distinctActions([first, second]), [first]);
 });
 
-test("fixes that differ in title or edit are all kept, in order", () => {
+test("of two equal fixes the preferred one is kept, in the first one's place", () => {
+  const other = fix("Set name to 'b'", "b");
+  const first = fix("Change to 'a'", "a", { diagnostic: "SK109" });
+  const preferred = Object.assign(fix("Set name to 'a'", "a", { diagnostic: "SK108" }), { isPreferred: true });
+  assert.deepEqual(distinctActions([first, other, preferred]), [preferred, other]);
+});
+
+test("fixes that differ in their edit are all kept, in order", () => {
   const actions = [fix("Set name to 'a'", "a"), fix("Set name to 'b'", "b"), fix("Set name to 'a'", "A")];
   assert.deepEqual(distinctActions(actions), actions);
 });
@@ -43,4 +50,11 @@ test("commands are compared by command and arguments", () => {
   const open = { title: "Open", command: "skillLsp.showReferences", arguments: ["file:///a"] };
   const other = { title: "Open", command: "skillLsp.showReferences", arguments: ["file:///b"] };
   assert.deepEqual(distinctActions([open, { ...open }, other]), [open, other]);
+});
+
+test("completion items another provider lists under the same label are left out", () => {
+  const item = (label: string | { label: string; description?: string }) => ({ label }) as vscode.CompletionItem;
+  const ours = [item("name"), item("description"), item({ label: "allowed-tools", description: "Claude Code" })];
+  const theirs = [item({ label: "description", description: "VS Code" }), item("license")];
+  assert.deepEqual(withoutListed(ours, theirs).map(labelText), ["name", "allowed-tools"]);
 });
