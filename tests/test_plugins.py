@@ -78,5 +78,5 @@ def test_two_marketplace_entries_over_one_skills_directory_name_their_own_skills
         "skills/art/SKILL.md": skill_md("Art"),
     })
     messages = {f["path"]: f["message"] for f in project.check() if f["code"] == "SK108"}
-    assert "invoked as 'document-skills:pdf'" in messages["skills/pdf/SKILL.md"]
-    assert "invoked as 'example-skills:art'" in messages["skills/art/SKILL.md"]
+    assert "invokes it as 'document-skills:pdf'" in messages["skills/pdf/SKILL.md"]
+    assert "invokes it as 'example-skills:art'" in messages["skills/art/SKILL.md"]

@@ -144,7 +144,7 @@ def test_k_opens_the_hover_float_not_keywordprg(session: dict[str, Any]) -> None
     k = session["k"]
     assert k["opened"] is True
     lines = k["lines"]
-    assert lines[0] == "**parse-request** — agentdeck skill · `.agentdeck/skills/parse-request/SKILL.md`"
+    assert lines[0] == "**parse-request** — loaded by AgentDeck · `.agentdeck/skills/parse-request/SKILL.md`"
     assert ENTRY in lines
     assert any(line.startswith('Split the request on "->".') for line in lines)  # the start of the body
 

@@ -72,5 +72,5 @@ async def test_documentation_is_resolved_when_the_client_can(client: LanguageCli
     # any client may resolve an item: its documentation is then the skill's hover
     item = await client.completion_item_resolve_async(item)
     assert isinstance(item.documentation, types.MarkupContent)
-    assert "**summarize-text-003** — agentdeck skill" in item.documentation.value
+    assert "**summarize-text-003** — loaded by AgentDeck" in item.documentation.value
     assert "Does task 3." in item.documentation.value
