@@ -33,6 +33,8 @@ class Config:
     roots: tuple[RootSetting, ...] = ()
     exclude: tuple[str, ...] = ()
     user_skills_dir: Path | None = None
+    # the user's own subagents (Claude Code's ~/.claude/agents); None: beside user_skills_dir
+    user_agents_dir: Path | None = None
     # the files (SKILL.md, .py, pyproject.toml) the server indexes at most per workspace folder,
     # the nearest to the open files first; None: DEFAULT_MAX_FILES. `check` walks everything.
     max_files: int | None = None
@@ -129,7 +131,8 @@ def _entry_line(lines: list[str], start: int, entry: str) -> Span | None:
 
 
 _KNOWN_KEYS = {
-    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "max-files",
+    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "user-agents-dir",
+    "max-files",
 }
 
 # A folder of `/` or a home directory holds hundreds of thousands of such files: the server indexes
@@ -224,15 +227,18 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
             problems.append(ConfigProblem(f"'{key('exclude')}' must be a list of glob patterns; got {value!r}", key("exclude")))
         else:
             config = replace(config, exclude=tuple(value))
-    if key("user-skills-dir") in data:
-        value = data[key("user-skills-dir")]
-        if value in ("", None):
-            pass
-        elif not isinstance(value, str):
-            problems.append(ConfigProblem(f"'{key('user-skills-dir')}' must be a path string; got {value!r}", key("user-skills-dir")))
-        else:
-            path = Path(value).expanduser()
-            config = replace(config, user_skills_dir=path if path.is_absolute() else base / path)
+    for setting, attribute in (("user-skills-dir", "user_skills_dir"), ("user-agents-dir", "user_agents_dir")):
+        if key(setting) in data:
+            value = data[key(setting)]
+            if value in ("", None):
+                pass
+            elif not isinstance(value, str):
+                problems.append(ConfigProblem(f"'{key(setting)}' must be a path string; got {value!r}", key(setting)))
+            else:
+                path = Path(value).expanduser()
+                path = path if path.is_absolute() else base / path
+                config = replace(config, user_skills_dir=path) if attribute == "user_skills_dir" else replace(
+                    config, user_agents_dir=path)
     if key("max-files") in data:
         value = data[key("max-files")]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -280,5 +286,6 @@ def merge(base: Config, override: Config) -> Config:
         roots=base.roots + override.roots,
         exclude=base.exclude + override.exclude,
         user_skills_dir=override.user_skills_dir or base.user_skills_dir,
+        user_agents_dir=override.user_agents_dir or base.user_agents_dir,
         max_files=override.max_files if override.max_files is not None else base.max_files,
     )
