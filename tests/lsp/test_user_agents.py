@@ -1,0 +1,130 @@
+"""The user's own subagents (~/.claude/agents) over the protocol: a file of that directory opened from a project
+workspace is checked against the user's skills, with hover, completion and definition; the others are not indexed."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .conftest import (
+    PROFILES,
+    SERVER,
+    change_document,
+    codes,
+    diagnostics_for,
+    encoding_of,
+    initialize_params,
+    position_of,
+    uri,
+    wait_for_index,
+)
+
+FIXTURE = Path(__file__).parents[1] / "user_agents"
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    """A temporary "home" (its .claude/skills and .claude/agents, a custom agents directory) and a project."""
+    target = tmp_path / "scratch"
+    shutil.copytree(FIXTURE, target)
+    return target
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
+async def user_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
+    # the user agents directory is the default one: beside the configured user skills
+    options = {"userSkillsDir": str(scratch / "home/.claude/skills")}
+    await lsp_client.initialize_session(initialize_params(request.param, scratch / "project", options))
+    await wait_for_index(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def doc(path: Path) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=uri(path))
+
+
+def open_file(client: LanguageClient, path: Path, text: str | None = None) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri(path), language_id="markdown", version=1, text=path.read_text(encoding="utf-8") if text is None else text)))
+
+
+def range_of(path: Path, needle: str, encoding: str) -> types.Range:
+    return types.Range(start=position_of(path, needle, 0, encoding), end=position_of(path, needle, len(needle), encoding))
+
+
+async def test_an_open_user_subagent_is_checked_against_the_users_skills(user_client: LanguageClient, scratch: Path) -> None:
+    encoding = encoding_of(user_client)
+    home = scratch / "home/.claude/agents"
+    writer, reviewer = home / "writer.md", home / "reviewer.md"
+    open_file(user_client, writer)
+    open_file(user_client, reviewer)
+    items = await diagnostics_for(user_client, reviewer, lambda items: codes(items) == ["CL103", "CL103"])
+    items.sort(key=lambda item: item.range.start.character)
+    # the typo, after non-ASCII text on the line above; a project's skill is not the user's; a plugin's is not read
+    assert items[0].range == range_of(reviewer, "code-reveiw", encoding)
+    assert "did you mean 'code-review'?" in items[0].message and "the user's skills" in items[0].message
+    assert items[1].range == range_of(reviewer, "project-only", encoding)
+    assert all(item.severity == types.DiagnosticSeverity.Warning for item in items)
+    # the clean one has none; the project's own subagent finds its project skill
+    assert not user_client.diagnostics.get(uri(writer))
+    assert not user_client.diagnostics.get(uri(scratch / "project/.claude/agents/local.md"))
+    # a user subagent not open is not the project's: never indexed nor published
+    assert uri(home / "team/nested.md") not in user_client.diagnostics
+
+    # fixed in the buffer: the finding goes
+    text = reviewer.read_text(encoding="utf-8").replace("code-reveiw, project-only", "code-review")
+    change_document(user_client, reviewer, text, 2)
+    assert await diagnostics_for(user_client, reviewer, lambda items: items == []) == []
+
+
+async def test_hover_completion_and_definition_in_a_user_subagent(user_client: LanguageClient, scratch: Path) -> None:
+    encoding = encoding_of(user_client)
+    writer = scratch / "home/.claude/agents/writer.md"
+    skill = scratch / "home/.claude/skills/release-notes/SKILL.md"
+    open_file(user_client, writer)
+    hover = await user_client.text_document_hover_async(types.HoverParams(
+        text_document=doc(writer), position=position_of(writer, "release-notes", 2, encoding)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "**release-notes**" in hover.contents.value
+    assert "Write release notes from merged pull requests." in hover.contents.value
+
+    found = await user_client.text_document_definition_async(types.DefinitionParams(
+        text_document=doc(writer), position=position_of(writer, "release-notes", 2, encoding)))
+    assert found is not None and [location.uri for location in found] == [uri(skill)]
+
+    # half typed: the user's skills are offered, not the project's
+    text = writer.read_text(encoding="utf-8").replace("  - code-review\n", "  - co\n")
+    change_document(user_client, writer, text, 2)
+    result = await user_client.text_document_completion_async(types.CompletionParams(
+        text_document=doc(writer), position=types.Position(line=text.splitlines().index("  - co"), character=6)))
+    assert isinstance(result, types.CompletionList)
+    assert [item.label for item in result.items] == ["code-review"]
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES[:1])
+async def custom_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
+    options = {"userSkillsDir": str(scratch / "home/.claude/skills"), "userAgentsDir": str(scratch / "home/my-agents")}
+    await lsp_client.initialize_session(initialize_params(request.param, scratch / "project", options))
+    await wait_for_index(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_configured_user_agents_directory_of_any_name(custom_client: LanguageClient, scratch: Path) -> None:
+    helper = scratch / "home/my-agents/helper.md"
+    open_file(custom_client, helper)
+    items = await diagnostics_for(custom_client, helper, lambda items: codes(items) == ["CL103"])
+    assert items[0].range == range_of(helper, "code-reviw", encoding_of(custom_client))
+    assert "did you mean 'code-review'?" in items[0].message
+    # ~/.claude/agents is no longer the user's directory: a Markdown file there is no subagent of this session
+    nested = scratch / "home/.claude/agents/team/nested.md"
+    open_file(custom_client, nested)
+    await custom_client.text_document_hover_async(types.HoverParams(text_document=doc(nested), position=types.Position(line=3, character=10)))
+    assert not custom_client.diagnostics.get(uri(nested))
