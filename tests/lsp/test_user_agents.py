@@ -128,3 +128,24 @@ async def test_a_configured_user_agents_directory_of_any_name(custom_client: Lan
     open_file(custom_client, nested)
     await custom_client.text_document_hover_async(types.HoverParams(text_document=doc(nested), position=types.Position(line=3, character=10)))
     assert not custom_client.diagnostics.get(uri(nested))
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES[1:])
+async def agents_folder_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
+    # Neovim's root for ~/.claude/agents/x.md when ~/.claude is no repository: the agents directory itself
+    options = {"userSkillsDir": str(scratch / "home/.claude/skills")}
+    await lsp_client.initialize_session(initialize_params(request.param, scratch / "home/.claude/agents", options))
+    await wait_for_index(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_agents_directory_as_the_workspace_folder(agents_folder_client: LanguageClient, scratch: Path) -> None:
+    nested = scratch / "home/.claude/agents/team/nested.md"
+    # every subagent of the folder, its subdirectories too, against the user's skills
+    items = await diagnostics_for(agents_folder_client, nested, lambda items: codes(items) == ["CL103"])
+    assert "did you mean 'release-notes'?" in items[0].message
+    reviewer = scratch / "home/.claude/agents/reviewer.md"
+    open_file(agents_folder_client, reviewer)
+    assert codes(await diagnostics_for(agents_folder_client, reviewer, lambda items: len(items) == 2)) == ["CL103", "CL103"]
+    assert any("indexed 0 skills and 3 agent definitions" in message.message for message in agents_folder_client.log_messages)
