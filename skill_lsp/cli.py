@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__, forks, trace
 from .catalogue import RULES, Rule, lookup
-from .config import Config, walk_exclude
+from .config import Config, user_agents_dir, user_skills_dir, walk_exclude
 from .discovery import Listing, kept_from_exclusion, walk, within
 from .fixing import Plan, applicable, apply_plan, plan_diff, plan_fixes
 from .model import Finding, Profile, Severity
@@ -246,8 +246,6 @@ def _user_agents(paths: list[str], settings: Config, cwd: Path) -> tuple[Path | 
     """The user's subagents directory when a path given lies in it, and settings that pin it and the user's
     skills as the current directory's configuration decides them (the check of those files runs in that
     directory, where no pyproject.toml says otherwise)."""
-    from .index import user_agents_dir, user_skills_dir
-
     directory = user_agents_dir(settings, [cwd])
     if directory is None or not any(within(os.path.abspath(raw), directory) for raw in paths):
         return None, settings

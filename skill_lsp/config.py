@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -134,6 +136,9 @@ _KNOWN_KEYS = {
     "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "user-agents-dir",
     "max-files",
 }
+
+USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
+USER_AGENTS_ENV = "SKILL_LSP_USER_AGENTS_DIR"
 
 # A folder of `/` or a home directory holds hundreds of thousands of such files: the server indexes
 # this many (20,000 skills index in about ten seconds) and says what it left out.
@@ -289,3 +294,38 @@ def merge(base: Config, override: Config) -> Config:
         user_agents_dir=override.user_agents_dir or base.user_agents_dir,
         max_files=override.max_files if override.max_files is not None else base.max_files,
     )
+
+
+def user_skills_dir(settings: Config, folders: list[Path]) -> Path | None:
+    """The user's Claude skills: the editor/CLI setting, then `user-skills-dir` of a folder's
+    pyproject.toml, then SKILL_LSP_USER_SKILLS_DIR (empty: none), then ~/.claude/skills."""
+    return _user_dir(settings, folders, "user_skills_dir", USER_SKILLS_ENV, lambda: Path.home() / ".claude" / "skills")
+
+
+def user_agents_dir(settings: Config, folders: list[Path]) -> Path | None:
+    """The user's Claude Code subagents (`~/.claude/agents`, read by every session: code.claude.com/docs/en/
+    sub-agents): the setting, then `user-agents-dir` of a folder's pyproject.toml, then
+    SKILL_LSP_USER_AGENTS_DIR (empty: none), then the `agents` directory beside the user's skills."""
+    def beside() -> Path | None:
+        skills = user_skills_dir(settings, folders)
+        return skills.parent / "agents" if skills is not None else None
+
+    return _user_dir(settings, folders, "user_agents_dir", USER_AGENTS_ENV, beside)
+
+
+def _user_dir(settings: Config, folders: list[Path], attribute: str, env_name: str,
+              default: Callable[[], Path | None]) -> Path | None:
+    configured: Path | None = getattr(settings, attribute)
+    if configured is None:
+        for folder in folders:
+            loaded = load_pyproject(folder / "pyproject.toml")
+            if loaded is not None and getattr(loaded.config, attribute) is not None:
+                configured = getattr(loaded.config, attribute)
+                break
+    if configured is None:
+        env = os.environ.get(env_name)
+        if env is None:
+            configured = default()
+        elif env:
+            configured = Path(env).expanduser()
+    return Path(os.path.abspath(configured)) if configured is not None else None

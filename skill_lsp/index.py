@@ -15,8 +15,17 @@ from pathlib import Path, PurePath
 from typing import NamedTuple, TypeVar
 
 from .codefiles import is_code_path, parse_code
-from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
-from .discovery import Listing, is_skill_filename, kept_from_exclusion, split_skill_text, split_text, walk, within
+from .config import Config, LoadedConfig, load_pyproject, merge, user_agents_dir, user_skills_dir, walk_exclude
+from .discovery import (
+    Listing,
+    is_skill_filename,
+    is_user_agent_path,
+    kept_from_exclusion,
+    split_skill_text,
+    split_text,
+    walk,
+    within,
+)
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue
@@ -25,8 +34,6 @@ from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
 
-USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
-USER_AGENTS_ENV = "SKILL_LSP_USER_AGENTS_DIR"
 T = TypeVar("T")
 
 
@@ -771,47 +778,6 @@ class Workspace:
         """Whether path is a Markdown file in the user's subagents directory (as of the last build)."""
         directory = self._user_agents if self._user_agents is not False else self.user_agents_dir()
         return isinstance(directory, Path) and is_user_agent_path(path, directory)
-
-
-def user_skills_dir(settings: Config, folders: list[Path]) -> Path | None:
-    """The user's Claude skills: the editor/CLI setting, then `user-skills-dir` of a folder's
-    pyproject.toml, then SKILL_LSP_USER_SKILLS_DIR (empty: none), then ~/.claude/skills."""
-    return _user_dir(settings, folders, "user_skills_dir", USER_SKILLS_ENV, lambda: Path.home() / ".claude" / "skills")
-
-
-def user_agents_dir(settings: Config, folders: list[Path]) -> Path | None:
-    """The user's Claude Code subagents (`~/.claude/agents`, read by every session: code.claude.com/docs/en/
-    sub-agents): the setting, then `user-agents-dir` of a folder's pyproject.toml, then
-    SKILL_LSP_USER_AGENTS_DIR (empty: none), then the `agents` directory beside the user's skills."""
-    def beside() -> Path | None:
-        skills = user_skills_dir(settings, folders)
-        return skills.parent / "agents" if skills is not None else None
-
-    return _user_dir(settings, folders, "user_agents_dir", USER_AGENTS_ENV, beside)
-
-
-def _user_dir(settings: Config, folders: list[Path], attribute: str, env_name: str,
-              default: Callable[[], Path | None]) -> Path | None:
-    configured: Path | None = getattr(settings, attribute)
-    if configured is None:
-        for folder in folders:
-            loaded = load_pyproject(folder / "pyproject.toml")
-            if loaded is not None and getattr(loaded.config, attribute) is not None:
-                configured = getattr(loaded.config, attribute)
-                break
-    if configured is None:
-        env = os.environ.get(env_name)
-        if env is None:
-            configured = default()
-        elif env:
-            configured = Path(env).expanduser()
-    return Path(os.path.abspath(configured)) if configured is not None else None
-
-
-def is_user_agent_path(path: Path, directory: Path) -> bool:
-    """A Markdown file below the user's subagents directory: Claude Code reads its subdirectories too
-    (anthropics/claude-code#58950: `~/.claude/agents/foo/bar.md` becomes the `bar` subagent)."""
-    return path.suffix == ".md" and not is_skill_filename(path.name) and path != directory and within(path, directory)
 
 
 # a user subagents directory holds a few dozen files; one pointed at a larger tree is read this far

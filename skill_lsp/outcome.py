@@ -21,13 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .config import Config
+from .config import USER_AGENTS_ENV, USER_SKILLS_ENV, Config
 from .model import Finding
 from .trace import phase
 
 CACHE_ENV = "SKILL_LSP_CACHE_DIR"
-USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
-USER_AGENTS_ENV = "SKILL_LSP_USER_AGENTS_DIR"
 FORMAT = 7  # 7: facts read Claude Code's recovered frontmatter; findings carry per-runtime verdicts; body references have a kind; PySource.notes, Call.agent_name, TypeScript and subagent files
 # files modified this recently are analysed but not stored
 RACY_SECONDS = 2.0

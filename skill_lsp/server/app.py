@@ -23,10 +23,10 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..codefiles import is_code_path
-from ..config import parse_settings
+from ..config import parse_settings, user_agents_dir
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
-from ..discovery import inside_workspace, is_skill_filename, real_path_in
-from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry, is_user_agent_path, user_agents_dir
+from ..discovery import inside_workspace, is_skill_filename, is_user_agent_path, real_path_in
+from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
 from ..rules.skills import name_problem
