@@ -24,6 +24,7 @@ from .conftest import (
     uri,
     wait_for_index,
 )
+from .test_agent_definitions import doc, open_file, range_of
 
 FIXTURE = Path(__file__).parents[1] / "user_agents"
 
@@ -39,24 +40,19 @@ def scratch(tmp_path: Path) -> Path:
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
 async def user_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
     # the user agents directory is the default one: beside the configured user skills
-    options = {"userSkillsDir": str(scratch / "home/.claude/skills")}
-    await lsp_client.initialize_session(initialize_params(request.param, scratch / "project", options))
-    await wait_for_index(lsp_client)
+    async for _ in session(lsp_client, request.param, scratch / "project", skills(scratch)):
+        yield
+
+
+def skills(scratch: Path) -> dict[str, object]:
+    return {"userSkillsDir": str(scratch / "home/.claude/skills")}
+
+
+async def session(client: LanguageClient, profile: str, folder: Path, options: dict[str, object]) -> AsyncIterator[None]:
+    await client.initialize_session(initialize_params(profile, folder, options))
+    await wait_for_index(client)
     yield
-    await lsp_client.shutdown_session()
-
-
-def doc(path: Path) -> types.TextDocumentIdentifier:
-    return types.TextDocumentIdentifier(uri=uri(path))
-
-
-def open_file(client: LanguageClient, path: Path, text: str | None = None) -> None:
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri(path), language_id="markdown", version=1, text=path.read_text(encoding="utf-8") if text is None else text)))
-
-
-def range_of(path: Path, needle: str, encoding: str) -> types.Range:
-    return types.Range(start=position_of(path, needle, 0, encoding), end=position_of(path, needle, len(needle), encoding))
+    await client.shutdown_session()
 
 
 async def test_an_open_user_subagent_is_checked_against_the_users_skills(user_client: LanguageClient, scratch: Path) -> None:
@@ -110,11 +106,9 @@ async def test_hover_completion_and_definition_in_a_user_subagent(user_client: L
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES[:1])
 async def custom_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
-    options = {"userSkillsDir": str(scratch / "home/.claude/skills"), "userAgentsDir": str(scratch / "home/my-agents")}
-    await lsp_client.initialize_session(initialize_params(request.param, scratch / "project", options))
-    await wait_for_index(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+    options = {**skills(scratch), "userAgentsDir": str(scratch / "home/my-agents")}
+    async for _ in session(lsp_client, request.param, scratch / "project", options):
+        yield
 
 
 async def test_a_configured_user_agents_directory_of_any_name(custom_client: LanguageClient, scratch: Path) -> None:
@@ -133,11 +127,8 @@ async def test_a_configured_user_agents_directory_of_any_name(custom_client: Lan
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES[1:])
 async def agents_folder_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
     # Neovim's root for ~/.claude/agents/x.md when ~/.claude is no repository: the agents directory itself
-    options = {"userSkillsDir": str(scratch / "home/.claude/skills")}
-    await lsp_client.initialize_session(initialize_params(request.param, scratch / "home/.claude/agents", options))
-    await wait_for_index(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+    async for _ in session(lsp_client, request.param, scratch / "home/.claude/agents", skills(scratch)):
+        yield
 
 
 async def test_the_agents_directory_as_the_workspace_folder(agents_folder_client: LanguageClient, scratch: Path) -> None:
