@@ -1298,9 +1298,14 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
     return types.WorkspaceEdit(document_changes=changes)
 
 
-def _stays_in_workspace(fix: Fix, folders: list[Path]) -> bool:
-    paths = [edit.path for edit in fix.edits] + [create.path for create in fix.creates]
-    paths += [path for rename in fix.renames for path in (rename.old, rename.new)]
+def _stays_in_workspace(fix: Fix, session: Session) -> bool:
+    """Every path the fix touches is in the workspace, or (a text edit) is a user subagent open in the editor:
+    the file the user is editing, outside every folder (~/.claude/agents), which the editor changes in its buffer."""
+    folders, workspace = session.folders, session.workspace
+    if not all(inside_workspace(edit.path, folders) or (edit.path in workspace.overlays and workspace.is_user_agent(edit.path))
+               for edit in fix.edits):
+        return False
+    paths = [create.path for create in fix.creates] + [path for rename in fix.renames for path in (rename.old, rename.new)]
     return all(inside_workspace(path, folders) for path in paths)
 
 
@@ -1346,7 +1351,7 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
         if matched is None:
             continue
         for fix in matched.fixes:
-            if not _stays_in_workspace(fix, session.folders):
+            if not _stays_in_workspace(fix, session):
                 continue  # whatever a rule proposed, no edit leaves the workspace (symlinks resolved)
             lines_of: dict[Path, Lines] = {}
             for edit in fix.edits:

@@ -15,6 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .conftest import (
     PROFILES,
     SERVER,
+    apply_edits,
     change_document,
     codes,
     diagnostics_for,
@@ -102,6 +103,24 @@ async def test_hover_completion_and_definition_in_a_user_subagent(user_client: L
         text_document=doc(writer), position=types.Position(line=text.splitlines().index("  - co"), character=6)))
     assert isinstance(result, types.CompletionList)
     assert [item.label for item in result.items] == ["code-review"]
+
+
+async def test_the_quick_fix_edits_the_open_user_subagent_and_creates_nothing_outside(user_client: LanguageClient,
+                                                                                     scratch: Path) -> None:
+    reviewer = scratch / "home/.claude/agents/reviewer.md"
+    open_file(user_client, reviewer)
+    items = await diagnostics_for(user_client, reviewer, lambda items: len(items) == 2)
+    typo = min(items, key=lambda item: item.range.start.character)
+    actions = await user_client.text_document_code_action_async(types.CodeActionParams(
+        text_document=doc(reviewer), range=typo.range, context=types.CodeActionContext(diagnostics=[typo])))
+    # the user's skills directory is outside the workspace: no skill is created there
+    assert actions is not None and [action.title for action in actions] == ["Replace with 'code-review'"]
+    edit = actions[0].edit
+    assert edit is not None
+    edits = [e for change in edit.document_changes or [] if isinstance(change, types.TextDocumentEdit)
+             for e in change.edits] or list((edit.changes or {}).get(uri(reviewer), []))
+    fixed = apply_edits(reviewer.read_text(encoding="utf-8"), edits, encoding_of(user_client))
+    assert "skills: [code-review, project-only, tools:lint]" in fixed
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES[:1])
