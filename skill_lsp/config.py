@@ -310,7 +310,9 @@ def user_agents_dir(settings: Config, folders: list[Path]) -> Path | None:
         skills = user_skills_dir(settings, folders)
         return skills.parent / "agents" if skills is not None else None
 
-    return _user_dir(settings, folders, "user_agents_dir", USER_AGENTS_ENV, beside)
+    found = _user_dir(settings, folders, "user_agents_dir", USER_AGENTS_ENV, beside)
+    # never the home directory or above it: every Markdown file of every project would be a subagent
+    return None if found is not None and (found == Path(os.path.abspath(Path.home())) or found in Path.home().parents) else found
 
 
 def _user_dir(settings: Config, folders: list[Path], attribute: str, env_name: str,

@@ -91,3 +91,14 @@ def test_a_user_agents_dir_that_does_not_exist_is_a_usage_error(home: Path) -> N
     status, _, err = check(home, ".claude/agents", "--user-agents-dir", "no-such-dir")
     assert status == 2
     assert err.rstrip("\n").endswith("skill-lsp check: error: --user-agents-dir no-such-dir: no such directory")
+
+
+def test_the_home_directory_or_above_is_never_the_user_agents_directory(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skill_lsp.config import Config, user_agents_dir
+
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("SKILL_LSP_USER_SKILLS_DIR")
+    for directory in (home, home.parent, Path("/")):
+        assert user_agents_dir(Config(user_agents_dir=directory), []) is None
+    assert user_agents_dir(Config(), []) == home / ".claude/agents"
+    assert user_agents_dir(Config(user_agents_dir=home / "my-agents"), []) == home / "my-agents"
