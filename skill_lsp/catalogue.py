@@ -327,7 +327,11 @@ RULES: tuple[Rule, ...] = (
         "`skills` (Python SDK 0.1.49+, TypeScript) and a subagent file's `skills:` (Claude Code 2.0.43+) "
         "\"additionally resolve display names and aliases\" (sdk.d.ts 0.3.333), so there a frontmatter `name` or "
         "a plugin skill's bare name matches, and only a name no skill has is reported: the subagent starts "
-        "without it.",
+        "without it. A user subagent (`~/.claude/agents/`, read by Claude Code in every project, its subdirectories "
+        "too: code.claude.com/docs/en/sub-agents, anthropics/claude-code#58950) is checked against the user's "
+        "skills (`~/.claude/skills`) only, the skills every session it runs in has: a name only a project has is "
+        "reported, as the subagent starts without it elsewhere; a `plugin:skill` name there is not, since the "
+        "plugins installed for the user are not read.",
         'ClaudeAgentOptions(skills=["refund-polcy"])',
     ),
     Rule(

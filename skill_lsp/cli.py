@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__, forks, trace
 from .catalogue import RULES, Rule, lookup
-from .config import Config, walk_exclude
+from .config import Config, user_agents_dir, user_skills_dir, walk_exclude
 from .discovery import Listing, kept_from_exclusion, walk, within
 from .fixing import Plan, applicable, apply_plan, plan_diff, plan_fixes
 from .model import Finding, Profile, Severity
@@ -109,13 +109,21 @@ def _project_root(start: Path) -> Path | None:
     return None
 
 
-def _workspaces(paths: list[str], cwd: Path) -> list[tuple[Path, set[Path] | None]]:
-    """One workspace folder per folder given; files (and directories inside a project) restrict the report to themselves."""
+def _workspaces(paths: list[str], cwd: Path, user_agents: Path | None = None) -> list[tuple[Path, set[Path] | None]]:
+    """One workspace folder per folder given; files (and directories inside a project) restrict the report to
+    themselves. The user's subagents (user_agents) are a workspace of their own, never their home directory."""
     folders: dict[Path, set[Path] | None] = {}
     for raw in paths:
         path = Path(os.path.abspath(raw))
         if not path.exists():
             raise UsageError(f"{raw}: no such file or directory")
+        if user_agents is not None and within(path, user_agents):
+            named = folders.setdefault(user_agents, set())
+            if path == user_agents:
+                folders[user_agents] = None
+            elif named is not None:
+                named.add(path)
+            continue
         path = _real_in(path, cwd)
         if path.is_dir():
             # a directory that a conventional root of its project links to (`check skills` where
@@ -174,7 +182,8 @@ def _check(args: argparse.Namespace) -> int:
     # which keeps each file's findings and facts, not its parse
     location = None if args.no_cache else cache_dir()
     paths = args.paths or ["."]
-    workspaces = _workspaces(paths, cwd)
+    user_agents, settings = _user_agents(paths, settings, cwd)
+    workspaces = _workspaces(paths, cwd, user_agents)
     progress = Progress(shows_progress(), "checking " + ", ".join(paths), _progress_delay())
     try:
         checked = _collect(workspaces, settings, location, progress)
@@ -216,13 +225,31 @@ def _progress_delay() -> float:
 
 
 def _with_user_skills(settings: Config, args: argparse.Namespace) -> Config:
-    if args.user_skills_dir is None:
-        return settings
-    directory = Path(args.user_skills_dir).expanduser().absolute()
+    """settings with --user-skills-dir and --user-agents-dir, each a directory that exists."""
+    skills = _given_directory("--user-skills-dir", args.user_skills_dir)
+    agents = _given_directory("--user-agents-dir", getattr(args, "user_agents_dir", None))
+    return replace(settings, user_skills_dir=skills or settings.user_skills_dir,
+                   user_agents_dir=agents or settings.user_agents_dir)
+
+
+def _given_directory(flag: str, given: str | None) -> Path | None:
+    if given is None:
+        return None
+    directory = Path(given).expanduser().absolute()
     if not directory.is_dir():
         # given on purpose, so a typo: checking on without the user's skills would report every one unknown
-        raise UsageError(f"--user-skills-dir {args.user_skills_dir}: no such directory")
-    return replace(settings, user_skills_dir=directory)
+        raise UsageError(f"{flag} {given}: no such directory")
+    return directory
+
+
+def _user_agents(paths: list[str], settings: Config, cwd: Path) -> tuple[Path | None, Config]:
+    """The user's subagents directory when a path given lies in it, and settings that pin it and the user's
+    skills as the current directory's configuration decides them (the check of those files runs in that
+    directory, where no pyproject.toml says otherwise)."""
+    directory = user_agents_dir(settings, [cwd])
+    if directory is None or not any(within(os.path.abspath(raw), directory) for raw in paths):
+        return None, settings
+    return directory, replace(settings, user_agents_dir=directory, user_skills_dir=user_skills_dir(settings, [cwd]))
 
 
 @dataclass
@@ -249,11 +276,14 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
         # a file named in an excluded folder is checked all the same, with its excluded subtree indexed
         # (as ruff checks a file named explicitly); such a run is not cached: it is not the folder's
         keep = kept_from_exclusion(folder, walk_exclude(folder, settings), sorted(only)) if only else ()
-        here = location if not keep else None
+        # the user's subagents are read beside the walk (any Markdown file below their directory): their
+        # outcome is not stored, whose signatures are the walk's
+        users = settings.user_agents_dir is not None and within(folder, settings.user_agents_dir)
+        here = location if not keep and not users else None
         progress.phase("reading the last run's results")
         outcome = cached_outcome(here, [folder], settings) if here is not None else None
         if outcome is None:
-            outcome = _analyse([folder], settings, here, progress, keep, sorted(only) if keep and only else [])
+            outcome = _analyse([folder], settings, here, progress, keep, sorted(only) if (keep or users) and only else [])
         checked.skills += outcome.skills
         checked.agents += outcome.agents
         findings = []
@@ -557,6 +587,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore", metavar="CODES", help="not these rules")
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     check.add_argument("--user-skills-dir", metavar="DIR", help="the user's Claude skills (default ~/.claude/skills)")
+    check.add_argument("--user-agents-dir", metavar="DIR",
+                       help="the user's Claude Code subagents (default: the agents directory beside the user's skills)")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.add_argument("--no-cache", action="store_true",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,8 @@ class Config:
     roots: tuple[RootSetting, ...] = ()
     exclude: tuple[str, ...] = ()
     user_skills_dir: Path | None = None
+    # the user's own subagents (Claude Code's ~/.claude/agents); None: beside user_skills_dir
+    user_agents_dir: Path | None = None
     # the files (SKILL.md, .py, pyproject.toml) the server indexes at most per workspace folder,
     # the nearest to the open files first; None: DEFAULT_MAX_FILES. `check` walks everything.
     max_files: int | None = None
@@ -129,8 +133,12 @@ def _entry_line(lines: list[str], start: int, entry: str) -> Span | None:
 
 
 _KNOWN_KEYS = {
-    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "max-files",
+    "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "user-agents-dir",
+    "max-files",
 }
+
+USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
+USER_AGENTS_ENV = "SKILL_LSP_USER_AGENTS_DIR"
 
 # A folder of `/` or a home directory holds hundreds of thousands of such files: the server indexes
 # this many (20,000 skills index in about ten seconds) and says what it left out.
@@ -224,15 +232,18 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
             problems.append(ConfigProblem(f"'{key('exclude')}' must be a list of glob patterns; got {value!r}", key("exclude")))
         else:
             config = replace(config, exclude=tuple(value))
-    if key("user-skills-dir") in data:
-        value = data[key("user-skills-dir")]
-        if value in ("", None):
-            pass
-        elif not isinstance(value, str):
-            problems.append(ConfigProblem(f"'{key('user-skills-dir')}' must be a path string; got {value!r}", key("user-skills-dir")))
-        else:
-            path = Path(value).expanduser()
-            config = replace(config, user_skills_dir=path if path.is_absolute() else base / path)
+    for setting, attribute in (("user-skills-dir", "user_skills_dir"), ("user-agents-dir", "user_agents_dir")):
+        if key(setting) in data:
+            value = data[key(setting)]
+            if value in ("", None):
+                pass
+            elif not isinstance(value, str):
+                problems.append(ConfigProblem(f"'{key(setting)}' must be a path string; got {value!r}", key(setting)))
+            else:
+                path = Path(value).expanduser()
+                path = path if path.is_absolute() else base / path
+                config = replace(config, user_skills_dir=path) if attribute == "user_skills_dir" else replace(
+                    config, user_agents_dir=path)
     if key("max-files") in data:
         value = data[key("max-files")]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -280,5 +291,43 @@ def merge(base: Config, override: Config) -> Config:
         roots=base.roots + override.roots,
         exclude=base.exclude + override.exclude,
         user_skills_dir=override.user_skills_dir or base.user_skills_dir,
+        user_agents_dir=override.user_agents_dir or base.user_agents_dir,
         max_files=override.max_files if override.max_files is not None else base.max_files,
     )
+
+
+def user_skills_dir(settings: Config, folders: list[Path]) -> Path | None:
+    """The user's Claude skills: the editor/CLI setting, then `user-skills-dir` of a folder's
+    pyproject.toml, then SKILL_LSP_USER_SKILLS_DIR (empty: none), then ~/.claude/skills."""
+    return _user_dir(settings, folders, "user_skills_dir", USER_SKILLS_ENV, lambda: Path.home() / ".claude" / "skills")
+
+
+def user_agents_dir(settings: Config, folders: list[Path]) -> Path | None:
+    """The user's Claude Code subagents (`~/.claude/agents`, read by every session: code.claude.com/docs/en/
+    sub-agents): the setting, then `user-agents-dir` of a folder's pyproject.toml, then
+    SKILL_LSP_USER_AGENTS_DIR (empty: none), then the `agents` directory beside the user's skills."""
+    def beside() -> Path | None:
+        skills = user_skills_dir(settings, folders)
+        return skills.parent / "agents" if skills is not None else None
+
+    found = _user_dir(settings, folders, "user_agents_dir", USER_AGENTS_ENV, beside)
+    # never the home directory or above it: every Markdown file of every project would be a subagent
+    return None if found is not None and (found == Path(os.path.abspath(Path.home())) or found in Path.home().parents) else found
+
+
+def _user_dir(settings: Config, folders: list[Path], attribute: str, env_name: str,
+              default: Callable[[], Path | None]) -> Path | None:
+    configured: Path | None = getattr(settings, attribute)
+    if configured is None:
+        for folder in folders:
+            loaded = load_pyproject(folder / "pyproject.toml")
+            if loaded is not None and getattr(loaded.config, attribute) is not None:
+                configured = getattr(loaded.config, attribute)
+                break
+    if configured is None:
+        env = os.environ.get(env_name)
+        if env is None:
+            configured = default()
+        elif env:
+            configured = Path(env).expanduser()
+    return Path(os.path.abspath(configured)) if configured is not None else None

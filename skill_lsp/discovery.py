@@ -109,6 +109,12 @@ def kept_from_exclusion(folder: Path, patterns: tuple[str, ...], named: list[Pat
     return tuple(sorted(kept))
 
 
+def is_user_agent_path(path: Path, directory: Path) -> bool:
+    """A Markdown file below the user's subagents directory: Claude Code reads its subdirectories too
+    (anthropics/claude-code#58950: `~/.claude/agents/foo/bar.md` becomes the `bar` subagent)."""
+    return path.suffix == ".md" and not is_skill_filename(path.name) and path != directory and within(path, directory)
+
+
 def within(path: PurePath | str, folder: PurePath | str) -> bool:
     """path is folder or below it (lexically; string compare, no filesystem access)."""
     inner, outer = str(path), str(folder)

@@ -15,8 +15,17 @@ from pathlib import Path, PurePath
 from typing import NamedTuple, TypeVar
 
 from .codefiles import is_code_path, parse_code
-from .config import Config, LoadedConfig, load_pyproject, merge, walk_exclude
-from .discovery import Listing, is_skill_filename, kept_from_exclusion, split_skill_text, split_text, walk, within
+from .config import Config, LoadedConfig, load_pyproject, merge, user_agents_dir, user_skills_dir, walk_exclude
+from .discovery import (
+    Listing,
+    is_skill_filename,
+    is_user_agent_path,
+    kept_from_exclusion,
+    split_skill_text,
+    split_text,
+    walk,
+    within,
+)
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
 from .pysource import Call, PySource, PyValue
@@ -25,7 +34,6 @@ from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
 
-USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
 T = TypeVar("T")
 
 
@@ -419,6 +427,9 @@ class Model:
     definitions: list[DefinitionEntry] = field(default_factory=list)
     configs: dict[Path, LoadedConfig] = field(default_factory=dict)
     unreadable: dict[Path, str] = field(default_factory=dict)
+    # the user's own subagents directory (~/.claude/agents): its files open in the editor or named on
+    # check's command line belong to it, not to a workspace folder
+    user_agents: Path | None = None
     # skill key -> agents / options that list it (with the listing's span)
     listings: dict[str, list[tuple[Path, Span, Owner]]] = field(default_factory=dict)
     project_registries: dict[Path, Registry] = field(default_factory=dict)
@@ -474,10 +485,14 @@ class Model:
         return self._by_directory.get(name, [])
 
     def folder_of(self, path: Path) -> Path:
+        """The workspace folder holding path; for a user subagent outside them all, the user agents directory."""
         best = self.folders[0]
+        found = False
         for folder in self.folders:
             if within(path, folder) and len(folder.parts) >= len(best.parts):
-                best = folder
+                best, found = folder, True
+        if not found and self.user_agents is not None and within(path, self.user_agents):
+            return self.user_agents
         return best
 
     def config_for(self, path: Path, base: Config) -> Config:
@@ -574,6 +589,7 @@ class Workspace:
         self._reparse = self.reparse  # one bound method for every entry made from an analysis
         # the skill paths of the build under way, cut once for the builders that place them
         self._cut: tuple[list[tuple[Path, Path]], list[tuple[str, str, str]]] | None = None
+        self._user_agents: Path | bool | None = False  # user_agents_dir() as of the last build (False: none yet)
 
     # -- file access ---------------------------------------------------------
 
@@ -644,10 +660,23 @@ class Workspace:
                     model.configs[pyproject] = loaded
             skill_paths += [(path, folder) for path in listing.skill_files]
             python_paths += [(path, folder) for path in listing.python_files]
+        user_agents = self._user_agents = model.user_agents = self.user_agents_dir()
+        # the user's subagents: all of them when a folder is (inside) their directory, and otherwise
+        # those open or named on the command line only: they are not the project's
+        user_files: list[Path] = []
+        if user_agents is not None:
+            for folder in self.folders:
+                if within(folder, user_agents):
+                    user_files += _markdown_files(folder)
         # open buffers of files the walk did not find (not saved yet)
-        listed = {p for p, _ in skill_paths} | {p for p, _ in python_paths} if self.overlays else set()
-        extra = {path for path in self.overlays if path not in listed}
+        listed = {p for p, _ in skill_paths} | {p for p, _ in python_paths} if self.overlays or user_files or self.named else set()
+        extra = {path for path in [*self.overlays, *self.named, *user_files] if path not in listed}
         for path in sorted(extra):
+            if user_agents is not None and is_user_agent_path(path, user_agents):
+                python_paths.append((path, user_agents))
+                continue
+            if path not in self.overlays:
+                continue
             folder = model.folder_of(path)
             if not within(path, folder):
                 continue
@@ -740,18 +769,30 @@ class Workspace:
             return parse_skill("")
 
     def user_skills_dir(self) -> Path | None:
-        """Editor/CLI setting, then `user-skills-dir` of a folder's pyproject.toml, then the environment."""
-        configured = self.settings.user_skills_dir
-        if configured is not None:
-            return configured
-        for folder in self.folders:
-            loaded = load_pyproject(folder / "pyproject.toml")
-            if loaded is not None and loaded.config.user_skills_dir is not None:
-                return loaded.config.user_skills_dir
-        env = os.environ.get(USER_SKILLS_ENV)
-        if env is not None:
-            return Path(env).expanduser() if env else None
-        return Path.home() / ".claude" / "skills"
+        return user_skills_dir(self.settings, self.folders)
+
+    def user_agents_dir(self) -> Path | None:
+        return user_agents_dir(self.settings, self.folders)
+
+    def is_user_agent(self, path: Path) -> bool:
+        """Whether path is a Markdown file in the user's subagents directory (as of the last build)."""
+        directory = self._user_agents if self._user_agents is not False else self.user_agents_dir()
+        return isinstance(directory, Path) and is_user_agent_path(path, directory)
+
+
+# a user subagents directory holds a few dozen files; one pointed at a larger tree is read this far
+_USER_AGENT_FILES = 5_000
+
+
+def _markdown_files(directory: Path) -> list[Path]:
+    """The Markdown files below directory (a user subagents directory), skipping hidden and tool directories."""
+    found: list[Path] = []
+    for current, subdirectories, files in os.walk(directory):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith(".") and name != "node_modules")
+        found += [Path(current) / name for name in sorted(files) if name.endswith(".md") and not is_skill_filename(name)]
+        if len(found) >= _USER_AGENT_FILES:
+            break
+    return found[:_USER_AGENT_FILES]
 
 
 _ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
@@ -1337,6 +1378,14 @@ class _Builder:
         known, so every skill it could preload counts."""
         registries = self.folder_registries
         found = registries.get(folder)
+        user_agents = self.model.user_agents
+        if found is None and user_agents is not None and within(folder, user_agents):
+            # the user's own subagents run in every project: the user's skills are the ones they
+            # can count on (a project's skills reach them in that project only)
+            user_dir = self.workspace.user_skills_dir()
+            user_root = self.model.roots.get(user_dir) if user_dir is not None else None
+            found = registries[folder] = Registry("the user's skills", [user_root] if user_root is not None else [])
+            self.fill(found)
         if found is None:
             roots = [root for root in self.model.roots.values() if root.profile == Profile.CLAUDE and (
                      (root.origin in ("claude", "plugin") and within(root.path, folder)) or root.origin == "user")]

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .config import Config
+from .config import USER_AGENTS_ENV, USER_SKILLS_ENV, Config
 from .model import Finding
 from .trace import phase
 
 CACHE_ENV = "SKILL_LSP_CACHE_DIR"
-USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
 FORMAT = 7  # 7: facts read Claude Code's recovered frontmatter; findings carry per-runtime verdicts; body references have a kind; PySource.notes, Call.agent_name, TypeScript and subagent files
 # files modified this recently are analysed but not stored
 RACY_SECONDS = 2.0
@@ -118,7 +117,8 @@ def _signature(path: str) -> Signature:
 def _key(folders: list[Path], settings: Config) -> tuple[object, ...]:
     # everything outside the files that decides the outcome: the folders, the settings, and where
     # the user's own skills are looked for
-    return ([str(folder) for folder in folders], settings, os.environ.get(USER_SKILLS_ENV), os.path.expanduser("~"))
+    return ([str(folder) for folder in folders], settings, os.environ.get(USER_SKILLS_ENV), os.environ.get(USER_AGENTS_ENV),
+            os.path.expanduser("~"))
 
 
 def _outcome_file(location: Path, folders: list[Path]) -> Path:

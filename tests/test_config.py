@@ -151,6 +151,7 @@ options = ClaudeAgentOptions(skills=["*", "shop:*"])  # skill-lsp: ignore
         ('[tool.skill-lsp]\nexclude = "build"\n', 'exclude = "build"', "glob patterns"),
         ('[tool.skill-lsp]\nroots = [{ path = "prompts", profile = "vscode" }]\n', "roots = ", "agentdeck, claude or spec"),
         ('[tool.skill-lsp]\nuser-skills-dir = 3\n', "user-skills-dir = 3", "path string"),
+        ('[tool.skill-lsp]\nuser-agents-dir = ["a"]\n', 'user-agents-dir = ["a"]', "path string"),
         ('[tool.skill-lsp.severity]\nSK108 = "warning"\nSK999 = "error"\n', 'SK999 = "error"', "SK999"),
         ('[tool.skill-lsp.severity]\nSK108 = "loud"\n', 'SK108 = "loud"', "error, warning, information, hint or off"),
     ],

@@ -394,14 +394,22 @@ def check_definition(model: Model, definition: DefinitionEntry, reporter: Report
     listed = {entry.text for entry in value.items if entry.kind == "str" and entry.text is not None}
     who = (f"Claude Code does not preload it into the subagent '{definition.display_name}'" if definition.is_file else
            f"the subagent '{definition.display_name}' starts without it")
+    # a user subagent (~/.claude/agents) runs in every project: checked against the user's skills
+    users = model.user_agents is not None and within(definition.folder, model.user_agents)
+    if users:
+        who += " in a project without a skill of that name"
     resolve = definition.resolver()
     for index, item in enumerate(value.items):
         if item.kind != "str" or item.text is None or resolve(item.text) is not None:
             continue
         name = item.text
+        if users and ":" in name:
+            continue  # a plugin's skill: the plugins installed for the user are not read
         near = registry.skills.index().closest(name)
         facts = _facts(model, registry, definition.folder, cache)
         searched = f"searched {facts.roots}" if facts.roots else "no skill root exists"
+        if users:
+            searched = f"searched the user's skills, {facts.roots}" if facts.roots else "the user's skills directory does not exist"
         reporter.report(
             "CL103", path, item.span,
             f"no discovered skill is named '{name}' ({searched}); {who}{did_you_mean(near)}",

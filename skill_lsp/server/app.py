@@ -23,9 +23,9 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..codefiles import is_code_path
-from ..config import parse_settings
+from ..config import parse_settings, user_agents_dir
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
-from ..discovery import inside_workspace, is_skill_filename, real_path_in
+from ..discovery import inside_workspace, is_skill_filename, is_user_agent_path, real_path_in
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
@@ -180,7 +180,12 @@ class SkillLanguageServer(LanguageServer):
         if self.session is None:
             folders = self.folders()
             if not folders:
-                folders = [_project_dir(path) if path is not None else Path(os.getcwd())]
+                # a user subagent opened on its own: its directory, never the home directory above it
+                user_agents = user_agents_dir(self.settings.config, [])
+                if path is not None and user_agents is not None and is_user_agent_path(path, user_agents):
+                    folders = [user_agents]
+                else:
+                    folders = [_project_dir(path) if path is not None else Path(os.getcwd())]
                 self.fallback_folder = True
             self.session = Session(folders, self.settings)
         return self.session
@@ -599,14 +604,24 @@ def watch_parent(pid: int) -> None:
 # -- documents ---------------------------------------------------------------------------------
 
 
-def _is_ours(path: Path) -> bool:
-    return is_skill_filename(path.name) or is_code_path(path) or path.name == "pyproject.toml"
+def _is_ours(ls: SkillLanguageServer, path: Path) -> bool:
+    return is_skill_filename(path.name) or path.name == "pyproject.toml" or _is_agent_file(ls, path)
+
+
+def _is_agent_file(ls: SkillLanguageServer, path: Path) -> bool:
+    """A file that may define agents: code, a subagent file, or one of the user's own subagents."""
+    if is_code_path(path):
+        return True
+    if ls.session is not None:
+        return ls.session.workspace.is_user_agent(path)
+    directory = user_agents_dir(ls.settings.config, ls.folders())
+    return directory is not None and is_user_agent_path(path, directory)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
-    if path is None or not _is_ours(path):
+    if path is None or not _is_ours(ls, path):
         return
     ls.ensure_session(path)
     ls.work.text(path, params.text_document.text, params.text_document.version)
@@ -618,7 +633,7 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
-    if path is None or not _is_ours(path):
+    if path is None or not _is_ours(ls, path):
         return
     document = ls.workspace.text_documents.get(unquote(params.text_document.uri))
     if document is None:
@@ -640,7 +655,7 @@ async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumen
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: SkillLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
-    if path is None or not _is_ours(path):
+    if path is None or not _is_ours(ls, path):
         return
     if params.text is not None:
         ls.work.text(path, params.text, ls.document_version(path))
@@ -657,7 +672,7 @@ async def did_save(ls: SkillLanguageServer, params: types.DidSaveTextDocumentPar
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 async def did_close(ls: SkillLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
     path = path_of(params.text_document.uri)
-    if path is None or ls.session is None or not _is_ours(path):
+    if path is None or ls.session is None or not _is_ours(ls, path):
         return
     # the file on disk is the truth again (it may differ from the closed buffer, or be gone)
     ls.work.close(path)
@@ -825,7 +840,7 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     text = session.text(path) or ""
     if is_skill_filename(path.name):
         return _frontmatter_completion(ls, model, path, text, lines, position)
-    if not is_code_path(path):
+    if not _is_agent_file(ls, path):
         return None
     source = await ls.run(session.python_source, path, text)
     registries: list[Registry]
@@ -1283,9 +1298,14 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
     return types.WorkspaceEdit(document_changes=changes)
 
 
-def _stays_in_workspace(fix: Fix, folders: list[Path]) -> bool:
-    paths = [edit.path for edit in fix.edits] + [create.path for create in fix.creates]
-    paths += [path for rename in fix.renames for path in (rename.old, rename.new)]
+def _stays_in_workspace(fix: Fix, session: Session) -> bool:
+    """Every path the fix touches is in the workspace, or (a text edit) is a user subagent open in the editor:
+    the file the user is editing, outside every folder (~/.claude/agents), which the editor changes in its buffer."""
+    folders, workspace = session.folders, session.workspace
+    if not all(inside_workspace(edit.path, folders) or (edit.path in workspace.overlays and workspace.is_user_agent(edit.path))
+               for edit in fix.edits):
+        return False
+    paths = [create.path for create in fix.creates] + [path for rename in fix.renames for path in (rename.old, rename.new)]
     return all(inside_workspace(path, folders) for path in paths)
 
 
@@ -1331,7 +1351,7 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
         if matched is None:
             continue
         for fix in matched.fixes:
-            if not _stays_in_workspace(fix, session.folders):
+            if not _stays_in_workspace(fix, session):
                 continue  # whatever a rule proposed, no edit leaves the workspace (symlinks resolved)
             lines_of: dict[Path, Lines] = {}
             for edit in fix.edits:

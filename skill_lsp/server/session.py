@@ -275,7 +275,7 @@ class Session:
         skill = model.skills.get(path)
         if skill is not None and not skill.external:
             return self._reanalyse_skill(model, path)
-        code = is_code_path(path)
+        code = is_code_path(path) or self.workspace.is_user_agent(path)
         if code and path.name != "__init__.py":
             return self._reanalyse_python(model, path)
         if code or is_skill_filename(path.name) or path.name == "pyproject.toml":

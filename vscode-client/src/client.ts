@@ -41,6 +41,7 @@ export interface ServerSettings {
   ignore: string[];
   severity: Record<string, SeverityName>;
   userSkillsDir: string;
+  userAgentsDir: string;
 }
 
 /**
@@ -55,6 +56,8 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: "file", pattern: "**/skill.md" },
   { scheme: "file", language: "skill" },
   { scheme: "file", pattern: "**/.claude/agents/*.md" },
+  // the user's own subagents (~/.claude/agents), which Claude Code also reads from subdirectories
+  { scheme: "file", pattern: "**/.claude/agents/**/*.md" },
   ...["python", "typescript", "typescriptreact", "javascript", "javascriptreact"].flatMap((language) => [
     { scheme: "file", language },
     { scheme: "untitled", language },
@@ -74,6 +77,7 @@ export function serverSettings(scope?: vscode.Uri): ServerSettings {
     ignore: config.get<string[]>("ignore", []),
     severity: config.get<Record<string, SeverityName>>("severity", {}),
     userSkillsDir: config.get<string>("userSkillsDir", ""),
+    userAgentsDir: config.get<string>("userAgentsDir", ""),
   };
 }
 
@@ -164,7 +168,8 @@ export async function notifySettingsChanged(
   client: LanguageClient,
   event: vscode.ConfigurationChangeEvent,
 ): Promise<void> {
-  const keys: (keyof ServerSettings)[] = ["validate", "debounce", "roots", "select", "ignore", "severity", "userSkillsDir"];
+  const keys: (keyof ServerSettings)[] = ["validate", "debounce", "roots", "select", "ignore", "severity", "userSkillsDir",
+    "userAgentsDir"];
   if (!client.isRunning() || !keys.some((key) => event.affectsConfiguration(`${SETTINGS}.${key}`))) {
     return;
   }
