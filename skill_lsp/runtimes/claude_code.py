@@ -36,14 +36,12 @@ import re
 from dataclasses import dataclass
 
 from . import FieldSpec, Runtime, altered
-from .spec import FIELDS as SPEC_FIELDS
 
 LISTING_CAP = 1536  # skillListingMaxDescChars' default (2.1.105)
 NAME_CAP = 256  # a longer name is ignored with a warning
 SETTINGS_FILES = ("settings.json", "settings.local.json")  # .claude/, the later one wins
 
 FIELDS: dict[str, FieldSpec] = {
-    **{key: spec for key, spec in SPEC_FIELDS.items() if key in ("metadata", "allowed-tools")},
     "name": FieldSpec("name", "str", "Display label for the skill; the skill is invoked by its directory name. Optional."),
     "description": FieldSpec("description", "str", "What the skill does and when to use it. Claude decides from it "
                              "whether to load the skill; recommended (a skill without one is still listed)."),

@@ -169,10 +169,9 @@ def skill_hover(model: Model, skill: SkillEntry, claude: bool) -> str:
     preview = skill.body_preview()
     if preview:
         parts.append(_fence(preview, "markdown"))
-    view = _agent_view(skill, claude)
-    if view.startswith("```"):
+    if _unloadable(skill, claude) is None:
         parts.append("The listing entry, exactly:" if claude else "The disclosure entry, exactly:")
-    parts.append(view)
+    parts.append(_agent_view(skill, claude))
     return "\n\n".join(parts)
 
 
@@ -361,10 +360,15 @@ def skill_file_hover(model: Model, skill: SkillEntry, position: Position) -> str
 def _agent_view(skill: SkillEntry, claude: bool) -> str:
     """What an agent sees of the skill, or why it sees nothing: a skill AgentDeck cannot load is not
     shown as an entry with an empty description (one model, one answer: SK103 says it is dropped)."""
-    reason = agentdeck_cannot_load(skill) if not claude and skill.profile == Profile.AGENTDECK else None
+    reason = _unloadable(skill, claude)
     if reason is not None:
         return f"No entry: AgentDeck cannot load this skill ({reason}), so `Deck.build()` fails."
     return _fence(available_skills_xml([skill]) if claude else skill_entry(skill), "xml" if claude else "text")
+
+
+def _unloadable(skill: SkillEntry, claude: bool) -> str | None:
+    """Why AgentDeck cannot load the skill an AgentDeck agent lists, or None."""
+    return agentdeck_cannot_load(skill) if not claude and skill.profile == Profile.AGENTDECK else None
 
 
 def _field_of(runtimes: tuple[Runtime, ...], key: str) -> tuple[Runtime, FieldSpec] | None:
