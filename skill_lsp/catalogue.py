@@ -107,7 +107,8 @@ RULES: tuple[Rule, ...] = (
         "AgentDeck and the specification require `name` to equal the skill's directory name; `Deck.build()` "
         "fails otherwise (errors). The client guide's clients (Codex) warn and load it. Claude Code invokes a "
         "skill by its directory name and shows `name` as a display label, so there it is a warning: the label "
-        "and the name users type differ.",
+        "and the name users type differ. Not reported on a template no root discovers (`template/SKILL.md` with "
+        "`name: template-skill`): it is copied into a root under the name it gets there.",
         ".agentdeck/skills/parse-request/SKILL.md with `name: parse_request`",
         by_profile={_CLAUDE: W},
     ),
@@ -191,13 +192,16 @@ RULES: tuple[Rule, ...] = (
         "SK202", "missing-file", W, "A relative file referenced in the body does not exist.",
         "Skills point the model at files beside SKILL.md (`scripts/`, `references/`); a reference to a file "
         "that is not there sends the model to read or run nothing. Markdown links and `${CLAUDE_SKILL_DIR}/...` "
-        "(expanded by Claude Code since 2.1.69) or `{baseDir}/...` paths are resolved against the skill directory; "
-        "a path written in the text also counts as found in a sibling skill (\"`other`'s `references/x.md`\") or "
+        "(expanded by Claude Code since 2.1.69) are resolved against the skill directory; `{baseDir}/...`, a convention "
+        "no runtime substitutes (authors use it for the plugin's directory too), and a path written in the text "
+        "also count as found in a sibling skill (\"`other`'s `references/x.md`\") or "
         "in the plugin or project directories above (`uv run scripts/validate.py`, run where the agent works). "
         "Not reported: paths given as examples (\"**Example**: `scripts/rotate_pdf.py`\", \"would be helpful\", "
         "a list introduced by \"Create ...:\" or \"Move ... to references/:\"), folder names used as words "
         "(\"references/examples\"), link syntax shown in inline code, links to extension-less pages outside the "
-        "skill's folders, and anything in code blocks other than `${CLAUDE_SKILL_DIR}` paths.",
+        "skill's folders, GFM footnotes (`[^1]: ...`), file names that stand for any file (`scripts/script_name.py`, "
+        "`your_file.md`), patterns (`references/vector-{a..i}-*.md`), and anything in code blocks other than "
+        "`${CLAUDE_SKILL_DIR}` paths.",
         "Run [the extractor](scripts/extract.py) when ...   # scripts/extract.py is missing",
     ),
     Rule(
@@ -253,7 +257,9 @@ RULES: tuple[Rule, ...] = (
         "Roots are scanned direct-child only (`<root>/<name>/SKILL.md`); a SKILL.md nested deeper, or outside "
         "every root, is never loaded by any runtime. Not reported on a catalog's sections "
         "(`skills/.curated/<name>/`, `skills/.system/<name>/` as in openai/skills, whose skills are installed by "
-        "copying them; they are checked as a collection's skills) nor on templates (a directory named "
+        "copying them; they are checked as a collection's skills), on any other directory of two or more skill "
+        "directories outside every root (a catalog such as `composio-skills/<name>/`; below a runtime's own root a "
+        "group stays undiscovered, since the runtime scans direct children only), nor on templates (a directory named "
         "`template`, `skill-template`, ..., or a placeholder description such as \"Replace with ...\").",
         ".agentdeck/skills/booking/parse-request/SKILL.md   # one level too deep",
     ),
