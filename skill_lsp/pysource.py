@@ -23,7 +23,6 @@ from .model import Position, Span
 from .textutil import covered_by, encoding_problem
 
 _LANGUAGE = Language(tree_sitter_python.language())
-_PARSER = Parser(_LANGUAGE)
 _QUERY = Query(_LANGUAGE, """
 (call) @call
 (import_statement) @import
@@ -257,7 +256,24 @@ def abandon_parses() -> None:
     _abandoned = True
 
 
-def parse_tree(data: bytes) -> Tree:
+# A tree-sitter Parser is one mutable C object: two threads parsing with it at once (the server's
+# analysis and the one that answers requests while the first index runs) would corrupt it. Each
+# thread has its own, per language.
+_parsers = threading.local()
+
+
+def parser_for(language: Language) -> Parser:
+    """This thread's parser of language."""
+    table: dict[int, Parser] | None = getattr(_parsers, "table", None)
+    if table is None:
+        table = _parsers.table = {}
+    parser = table.get(id(language))
+    if parser is None:
+        parser = table[id(language)] = Parser(language)
+    return parser
+
+
+def parse_tree(data: bytes, language: Language = _LANGUAGE) -> Tree:
     """data's tree-sitter tree, read in chunks (see _CHUNK); raises ParseAbandoned after abandon_parses."""
 
     def read(offset: int, _point: tuple[int, int]) -> bytes:
@@ -265,7 +281,47 @@ def parse_tree(data: bytes) -> Tree:
             raise ParseAbandoned()
         return data[offset : offset + _CHUNK]
 
-    return _PARSER.parse(read)
+    return parser_for(language).parse(read)
+
+
+# A query over a whole tree runs in C holding the GIL (a dense 7 MB file: about a second here,
+# during which no other thread, the one that ends the process included, runs). Over a larger tree
+# it is run on each subtree of at most this many bytes, the larger nodes above them visited in
+# Python, which lets the GIL go between subtrees. (A byte range per query costs a walk over every
+# top-level statement each time, measured 5x; tree-sitter 0.26's progress_callback crashes the
+# interpreter, measured here.)
+_QUERY_RANGE = 256 * 1024
+# the node types _QUERY captures anywhere, by capture name (its module-level pattern is done apart)
+_CAPTURED = {"call": "call", "import_statement": "import", "import_from_statement": "import", "comment": "comment",
+             "interpolation": "interpolation", "assignment": "any_assignment"}
+
+
+def query_captures(root: Node) -> dict[str, list[Node]]:
+    """_QUERY's captures under root (a module), by capture name, in document order; raises
+    ParseAbandoned after abandon_parses."""
+    if root.end_byte - root.start_byte <= _QUERY_RANGE:
+        return dict(QueryCursor(_QUERY).captures(root))
+    found: dict[str, list[Node]] = {}
+    for child in root.named_children:  # (module (expression_statement (assignment left: (identifier) right: (_))))
+        if child.type == "expression_statement":
+            for inner in child.named_children:
+                left, right = inner.child_by_field_name("left"), inner.child_by_field_name("right")
+                if inner.type == "assignment" and left is not None and left.type == "identifier" and right is not None:
+                    found.setdefault("assignment", []).append(inner)
+    stack = [root]
+    while stack:  # in document order: a node before its children, children in order
+        node = stack.pop()
+        if node.end_byte - node.start_byte <= _QUERY_RANGE and node is not root:
+            for name, nodes in QueryCursor(_QUERY).captures(node).items():
+                found.setdefault(name, []).extend(nodes)
+            continue
+        if _abandoned:
+            raise ParseAbandoned()
+        name = _CAPTURED.get(node.type)
+        if name is not None:
+            found.setdefault(name, []).append(node)
+        stack.extend(reversed(node.children))
+    return found
 
 
 class _Scanner:
@@ -282,7 +338,7 @@ class _Scanner:
 
     def scan(self, root: Node) -> None:
         # The query finds what matters in C; walking every node in Python cost a millisecond a file.
-        captures = QueryCursor(_QUERY).captures(root)
+        captures = query_captures(root)
         for node in sorted(captures.get("import", []), key=_start):
             if node.type == "import_from_statement":
                 self._import_from(node)

@@ -18,13 +18,14 @@ the model resolves roots and registries the same way.
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import PurePath
 
 import tree_sitter_typescript
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node
 
 from .model import Span
-from .pysource import _IGNORE, Call, Keyword, PySource, PyValue, _Lines
+from .pysource import _IGNORE, Call, Keyword, PySource, PyValue, _Lines, parse_tree
 
 SDK_MODULE = "@anthropic-ai/claude-agent-sdk"
 TS_SDK = "claude_agent_sdk_ts"
@@ -32,7 +33,6 @@ SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 _TS = Language(tree_sitter_typescript.language_typescript())
 _TSX = Language(tree_sitter_typescript.language_tsx())
-_PARSERS = {"ts": Parser(_TS), "tsx": Parser(_TSX)}
 
 # options keys -> the keyword names the model reads (the Python SDK's)
 _OPTION_KEYS = {"skills": "skills", "agents": "agents", "plugins": "plugins", "cwd": "cwd",
@@ -53,15 +53,26 @@ def parse_script(text: str, path: PurePath | None = None) -> PySource:
     if b"\r" in data:
         data = re.sub(rb"\r(?!\n)", b"\n", data)  # as pysource: tree-sitter rows are the document's lines
     suffix = path.suffix if path is not None else ".ts"
-    tree = _PARSERS["ts" if suffix in (".ts", ".mts", ".cts") else "tsx"].parse(data)
-    _Scanner(source, _Lines(data), path).scan(tree.root_node)
+    # in chunks, each thread with its parser (pysource.parse_tree)
+    tree = parse_tree(data, _TS if suffix in (".ts", ".mts", ".cts") else _TSX)
+    _source.data = data
+    try:
+        _Scanner(source, _Lines(data), path).scan(tree.root_node)
+    finally:
+        _source.data = b""
     return source
 
 
+# The bytes the scan in progress on this thread reads (a tree parsed from chunks answers node.text
+# by calling the reader again: a node's text is sliced from them instead).
+_source = threading.local()
+
+
 def _text(node: Node | None) -> str:
-    if node is None or node.text is None:
+    if node is None:
         return ""
-    return node.text.decode("utf-8", errors="replace")
+    data: bytes = _source.data
+    return data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def _unwrap(node: Node) -> Node:

@@ -16,7 +16,9 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
+from tree_sitter import QueryCursor
 
+from skill_lsp import pysource
 from skill_lsp.config import Config
 from skill_lsp.index import Workspace
 from skill_lsp.model import Finding, Position, Span
@@ -128,6 +130,26 @@ def test_parse_python_never_raises_and_spans_stay_inside(text: str) -> None:
     lines = split_lines(text)
     for what, span in _python_spans(text):
         assert_inside(span, lines, what)
+
+
+@given(python_texts)
+def test_a_large_file_is_queried_by_subtrees_with_the_same_captures(text: str) -> None:
+    """Over _QUERY_RANGE bytes the query runs on subtrees (the GIL goes between them): with a tiny
+    range every example takes that path, and finds exactly what one query over the tree finds."""
+    data = text.encode("utf-8", errors="surrogatepass")
+    tree = pysource.parse_tree(data)
+    whole = {name: sorted((node.start_byte, node.end_byte) for node in nodes)
+             for name, nodes in QueryCursor(pysource._QUERY).captures(tree.root_node).items() if nodes}
+    saved = pysource._QUERY_RANGE
+    pysource._QUERY_RANGE = 8
+    try:
+        split = {name: sorted((node.start_byte, node.end_byte) for node in nodes)
+                 for name, nodes in pysource.query_captures(tree.root_node).items() if nodes}
+        small = parse_python(text)
+    finally:
+        pysource._QUERY_RANGE = saved
+    assert split == whole
+    assert [call.span for call in small.calls] == [call.span for call in parse_python(text).calls]
 
 
 # -- whole checks ------------------------------------------------------------------------------------
