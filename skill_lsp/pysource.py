@@ -317,9 +317,9 @@ def query_captures(root: Node) -> dict[str, list[Node]]:
             continue
         if _abandoned:
             raise ParseAbandoned()
-        name = _CAPTURED.get(node.type)
-        if name is not None:
-            found.setdefault(name, []).append(node)
+        captured = _CAPTURED.get(node.type)
+        if captured is not None:
+            found.setdefault(captured, []).append(node)
         stack.extend(reversed(node.children))
     return found
 

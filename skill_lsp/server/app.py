@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
+import inspect
 import logging
 import os
 import sys
@@ -14,11 +16,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
@@ -35,20 +37,22 @@ from . import features
 from .convert import Lines, diagnostic, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
-from .session import Session, Settings
+from .session import EarlyIndex, Session, Settings
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 # skill names offered at once; more, and the list is marked incomplete (the client asks again as
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
 
 # CPU seconds of analysis a request waits for before it is answered from the model as it is
-REQUEST_WAIT = 0.3
-# and the wall seconds it waits at most, however busy the machine
-REQUEST_WALL_CEILING = 3.0
+REQUEST_WAIT = 0.15
+# and the wall seconds it waits at most, however busy the machine: an editor waits for its answer
+# (LSP clients show nothing meanwhile), and 0.5 s is what a request may take at any moment
+REQUEST_WALL_CEILING = 0.25
 WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
@@ -59,6 +63,17 @@ LINES_CACHED = 32
 WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/marketplace.json", "**/skills/*",
             # TypeScript/JavaScript agents and subagent files (.claude/agents, plugins' agents/)
             "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md")
+
+
+# attempts at a request whose reading of the model met the worker changing it
+READ_ATTEMPTS = 3
+
+
+class JsonRpcRequestFailed(JsonRpcException):
+    """LSP's RequestFailed: the request was valid, and cannot be answered now (pygls has no class for it)."""
+
+    CODE = -32803
+    MESSAGE = "Request failed"
 
 
 def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
@@ -137,11 +152,78 @@ class SkillLanguageServer(LanguageServer):
         self.client_watches = False
         self.lines_cache: dict[Path, tuple[str, Lines]] = {}
         self.lines_lock = threading.Lock()
+        # Before the first index ends, requests about open documents are answered from a model of
+        # the files nearest them, built on a thread of its own (the worker is busy with the index):
+        # the texts it was built from, and the model; the build in progress, for the same texts.
+        self.early_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-early")
+        self.early: tuple[dict[Path, str], Model] | None = None
+        self.early_index = EarlyIndex()  # used on early_thread only
+        self.early_build: tuple[dict[Path, str], asyncio.Future[Model]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
 
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
+        """pygls' feature decorator; a request handler whose read of the model met the worker thread
+        changing it (a request waits for an analysis only so long, then reads the model as it
+        stands: a dict or set may change size under its loop) reads again instead of failing."""
+        register = super().feature(feature_name, options)
+
+        def decorator(function: F) -> F:
+            if not inspect.iscoroutinefunction(function):
+                return register(function)
+
+            @functools.wraps(function)
+            async def answered(ls: SkillLanguageServer, params: Any) -> Any:
+                for attempt in range(READ_ATTEMPTS):
+                    try:
+                        return await function(ls, params)
+                    except RuntimeError as error:
+                        if "during iteration" not in str(error) or attempt == READ_ATTEMPTS - 1:
+                            raise
+                        log.debug("%s read the model while it changed: read again", feature_name)
+                return None  # not reached: the last attempt returns or raises
+
+            return register(cast(F, answered))
+
+        return decorator
+
     async def run(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.worker, function, *args)
+
+    async def run_aside(self, function: Callable[..., T], *args: Any) -> T:
+        """function on the thread that answers requests while the worker analyses (never queued
+        behind an analysis)."""
+        return await asyncio.get_running_loop().run_in_executor(self.early_thread, function, *args)
+
+    def open_texts(self) -> dict[Path, str]:
+        """The open documents the analysis reads, as the editor has them now."""
+        texts: dict[Path, str] = {}
+        for uri, document in list(self.workspace.text_documents.items()):
+            path = path_of(uri)
+            if path is not None and _is_ours(self, path):
+                texts[path] = document.source
+        return texts
+
+    async def early_model(self, path: Path) -> tuple[Model, str] | None:
+        """Before the first index ends: a model of the open documents and the files nearest them,
+        and path's text in it (None when path is not open). Built once for the same texts."""
+        texts = self.open_texts()
+        text = texts.get(path)
+        if text is None:
+            return None
+        known = self.early
+        if known is not None and _same_texts(known[0], texts):
+            return known[1], text
+        build = self.early_build
+        if build is None or not _same_texts(build[0], texts):
+            folders = list(self.ensure_session(path).folders)
+            build = self.early_build = (texts, asyncio.ensure_future(
+                self.run_aside(self.early_index.model, folders, self.settings.config, texts)))
+        model = await asyncio.shield(build[1])
+        if self.early_build is build:
+            self.early_build = None
+        self.early = (texts, model)
+        return model, text
 
     def capability(self, *names: str) -> Any:
         value: Any = self.client_capabilities
@@ -258,6 +340,8 @@ class SkillLanguageServer(LanguageServer):
         if self.completed >= wanted:
             return True
         self.kick()
+        if limit is not None and self.started and not self.indexed.is_set():
+            return False  # the first index: no wait makes its end nearer (see request_context)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiters.append((wanted, future))
         if limit is None:
@@ -302,8 +386,6 @@ class SkillLanguageServer(LanguageServer):
         elif job.settings is not None:
             changed = session.set_settings(job.settings)
         elif job.full or session.model is None:
-            if session.model is None and session.workspace.overlays:
-                session.preliminary_model()  # open files are answered before the index ends
             changed = session.full_analysis(rescan=True)
         elif job.events or job.closed:
             changed = session.files_changed(sorted(job.events | job.closed))
@@ -434,6 +516,17 @@ class ClientLogHandler(logging.Handler):
 server = SkillLanguageServer()
 
 
+def _logged(future: asyncio.Future[Any]) -> None:
+    """A task nobody awaits: its failure goes to the log (never silently lost)."""
+    if not future.cancelled() and future.exception() is not None:
+        log.error("early model failed", exc_info=future.exception())
+
+
+def _same_texts(known: dict[Path, str], now: dict[Path, str]) -> bool:
+    """The same open documents with the same texts (the very strings: an edit makes a new one)."""
+    return known.keys() == now.keys() and all(known[path] is text for path, text in now.items())
+
+
 def path_of(uri: str) -> Path | None:
     """The path of a document as the analysis knows it: a document opened through a symlinked directory
     of the workspace (`.agents/skills -> ../skills`) is the file on its real path, whose diagnostics the
@@ -544,6 +637,8 @@ async def initial_index(ls: SkillLanguageServer) -> None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"skill-lsp {__version__}: {summary}"))
     ls.indexed.set()
+    ls.early = ls.early_build = None  # the index answers from now on
+    ls.early_index = EarlyIndex()
 
 
 @server.feature(types.SHUTDOWN)
@@ -628,6 +723,10 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
     # on save only: what is opened is published once (not what later unsaved changes make of it)
     ls.work.publish.add(path)
     ls.add_work()  # an opened file is analysed at once, before the debounced edits of others
+    if ls.started and not ls.indexed.is_set():
+        # opened while the first index runs: the model that answers requests about it, made now
+        # so that the first request finds it ready
+        asyncio.ensure_future(ls.early_model(path)).add_done_callback(_logged)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -766,25 +865,42 @@ async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnos
 class Request:
     """What a document request works on: the file, the model, its lines and the cursor (code points)."""
 
-    def __init__(self, path: Path, model: Model, lines: Lines, position: Position) -> None:
+    def __init__(self, path: Path, model: Model, lines: Lines, position: Position, text: str) -> None:
         self.path = path
         self.model = model
         self.lines = lines
         self.position = position
+        self.text = text
+        # answered from the model of the files nearest the open ones, while the first index runs
+        self.early = False
 
 
 async def request_context(ls: SkillLanguageServer, uri: str, position: types.Position | None = None) -> Request | None:
-    """Finish pending analyses, then resolve the document; None for what the server does not know."""
-    await ls.flush()
+    """Finish pending analyses (for a bounded time), then resolve the document; None for what the
+    server does not know. While the first index runs, an open document is answered from the model
+    of the files nearest the open ones (SkillLanguageServer.early_model), at once."""
     path = path_of(uri)
+    if path is None:
+        return None
+    if ls.started and not ls.indexed.is_set():
+        early = await ls.early_model(path)
+        if early is not None and not ls.indexed.is_set():
+            early_lines = Lines(early[1])
+            at = early_lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
+            request = Request(path, early[0], early_lines, at, early[1])
+            request.early = True
+            return request
+    await ls.flush()
     model = ls.model()
-    if path is None or model is None:
+    session = ls.session
+    if model is None or session is None:
         return None
     lines = ls.lines_for(path)
-    if lines is None:
+    text = session.text(path)
+    if lines is None or text is None:
         return None
     where = lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
-    return Request(path, model, lines, where)
+    return Request(path, model, lines, where, text)
 
 
 # -- hover -------------------------------------------------------------------------------------
@@ -836,13 +952,13 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     session = ls.session
     if request is None or session is None:
         return None
-    path, model, lines, position = request.path, request.model, request.lines, request.position
-    text = session.text(path) or ""
+    path, model, lines, position, text = request.path, request.model, request.lines, request.position, request.text
     if is_skill_filename(path.name):
         return _frontmatter_completion(ls, model, path, text, lines, position)
     if not _is_agent_file(ls, path):
         return None
-    source = await ls.run(session.python_source, path, text)
+    # the text's parse (the analysis's own when it analysed this text), never queued behind an analysis
+    source = await ls.run_aside(session.python_source, path, text)
     registries: list[Registry]
     if path.suffix == ".py":
         context = features.skill_string_context(text, position, source)
@@ -986,11 +1102,8 @@ def _skill_location(ls: SkillLanguageServer, skill: SkillEntry) -> types.Locatio
     return types.Location(uri=uri_of(skill.path), range=rng)
 
 
-def _skill_under_cursor(ls: SkillLanguageServer, path: Path, position: Position) -> tuple[SkillEntry | None, str | None]:
+def _skill_under_cursor(model: Model, path: Path, position: Position) -> tuple[SkillEntry | None, str | None]:
     """The skill meant at a position: in its own SKILL.md, or a listed name in code."""
-    model = ls.model()
-    if model is None:
-        return None, None
     skill = model.skills.get(path)
     if skill is not None:
         return skill, skill.key
@@ -1012,7 +1125,7 @@ async def definition(ls: SkillLanguageServer, params: types.DefinitionParams) ->
             return [types.Location(uri=uri_of(link), range=types.Range(start=types.Position(line=0, character=0),
                                                                        end=types.Position(line=0, character=0)))]
         return None
-    skill, _ = _skill_under_cursor(ls, path, position)
+    skill, _ = _skill_under_cursor(model, path, position)
     return [_skill_location(ls, skill)] if skill is not None else None
 
 
@@ -1031,7 +1144,7 @@ async def references(ls: SkillLanguageServer, params: types.ReferenceParams) -> 
     if request is None:
         return None
     path, model, position = request.path, request.model, request.position
-    skill, name = _skill_under_cursor(ls, path, position)
+    skill, name = _skill_under_cursor(model, path, position)
     if name is None:
         return None
     locations: list[types.Location] = []
@@ -1065,20 +1178,16 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
                 name=key, kind=types.SymbolKind.Property, range=lines.range(codec, full),
                 selection_range=lines.range(codec, entry.key_span), detail=(detail or "")[:80] or None,
             ))
-        stack: list[tuple[int, types.DocumentSymbol]] = []
-        for heading in skill.file.headings:
-            symbol = types.DocumentSymbol(
-                name=heading.text or "#", kind=types.SymbolKind.String, range=lines.range(codec, heading.span),
-                selection_range=lines.range(codec, heading.span), children=[],
-            )
+        stack: list[tuple[int, list[types.DocumentSymbol]]] = []  # open headings: level, children
+        for heading in skill.file.headings:  # (5,000 at most: skillfile.MAX_BODY_ITEMS)
+            where = lines.range(codec, heading.span)
+            children: list[types.DocumentSymbol] = []
+            symbol = types.DocumentSymbol(name=heading.text or "#", kind=types.SymbolKind.String, range=where,
+                                          selection_range=where, children=children)
             while stack and stack[-1][0] >= heading.level:
                 stack.pop()
-            if stack:
-                parent = stack[-1][1]
-                parent.children = [*(parent.children or []), symbol]
-            else:
-                symbols.append(symbol)
-            stack.append((heading.level, symbol))
+            (stack[-1][1] if stack else symbols).append(symbol)
+            stack.append((heading.level, children))
         return symbols
     python = model.pythons.get(path)
     if python is None:
@@ -1186,10 +1295,7 @@ async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> li
 # -- rename --------------------------------------------------------------------------------------
 
 
-def _rename_target(ls: SkillLanguageServer, path: Path, position: Position) -> tuple[SkillEntry, Span] | None:
-    model = ls.model()
-    if model is None:
-        return None
+def _rename_target(model: Model, path: Path, position: Position) -> tuple[SkillEntry, Span] | None:
     skill = model.skills.get(path)
     if skill is not None:
         entry = skill.file.fields.get("name")
@@ -1207,6 +1313,13 @@ def _rename_target(ls: SkillLanguageServer, path: Path, position: Position) -> t
     return resolved, target.item.content_span or target.item.span
 
 
+def _index_needed(request: Request | None) -> None:
+    """A rename edits every file that lists the skill: the model of the files nearest the open ones
+    would miss some. Said at once, rather than answered when the index ends."""
+    if request is not None and request.early:
+        raise JsonRpcRequestFailed("skill-lsp is still indexing the workspace: rename once it is done")
+
+
 def _unquoted(lines: list[str], span: Span) -> Span:
     if span.start.line == span.end.line:
         text = lines[span.start.line][span.start.column : span.end.column]
@@ -1218,7 +1331,8 @@ def _unquoted(lines: list[str], span: Span) -> Span:
 @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
 async def prepare_rename(ls: SkillLanguageServer, params: types.PrepareRenameParams) -> types.PrepareRenamePlaceholder | None:
     request = await request_context(ls, params.text_document.uri, params.position)
-    found = _rename_target(ls, request.path, request.position) if request is not None else None
+    _index_needed(request)
+    found = _rename_target(request.model, request.path, request.position) if request is not None else None
     if request is None or found is None:
         return None
     skill, span = found
@@ -1228,10 +1342,11 @@ async def prepare_rename(ls: SkillLanguageServer, params: types.PrepareRenamePar
 @server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
 async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
     request = await request_context(ls, params.text_document.uri, params.position)
+    _index_needed(request)
     if request is None:
         return None
     model = request.model
-    found = _rename_target(ls, request.path, request.position)
+    found = _rename_target(model, request.path, request.position)
     if found is None:
         raise JsonRpcInvalidParams("Only a skill's name can be renamed: put the cursor on `name:` in a SKILL.md "
                                    "or on a name in skills=[...]")

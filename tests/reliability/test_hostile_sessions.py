@@ -277,6 +277,37 @@ def test_an_open_file_is_answered_before_the_index_ends(server: RawClient, tmp_p
     server.wait_for_index()
 
 
+def test_a_file_opened_while_the_index_runs_is_answered_at_once(server: RawClient, tmp_path: Path) -> None:
+    """No configuration round trip: the index starts before anything is open. A file opened then
+    is answered from the model of the files nearest it, before the index ends; a rename, which
+    must see every listing, says why it cannot be done yet."""
+    root = tmp_path / "many"
+    write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
+    for number in range(6000):
+        name = f"skill-{number:05d}"
+        write_files(root, {f".agentdeck/skills/{name}/SKILL.md": skill_md(name, body="Do [this](scripts/run.py).\n")})
+    server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
+                               "initializationOptions": {"debounce": 0}}, timeout=60)
+    server.notify("initialized", {})
+    server.call("skill-lsp/no-such-method", {}, 60)  # initialized is handled: the index has started
+    skill = root / SKILL
+    server.open(root / "agent.py")
+    server.open(skill)
+    symbols = server.call("textDocument/documentSymbol", {"textDocument": {"uri": (root / "agent.py").as_uri()}}, 60)
+    hover = server.call("textDocument/hover", {"textDocument": {"uri": skill.as_uri()}, "position": {"line": 1, "character": 7}}, 60)
+    rename = server.call("textDocument/rename", {"textDocument": {"uri": skill.as_uri()}, "position": {"line": 1, "character": 7},
+                                                 "newName": "demo-two"}, 60)
+    indexed = any("indexed" in m["params"]["message"] for m in server.notifications("window/logMessage"))
+    assert not indexed, "the index ended before the requests: nothing was tested"
+    assert [symbol["detail"] for symbol in symbols["result"]] == ["Agent"]
+    assert "demo" in hover["result"]["contents"]["value"]
+    assert rename["error"]["code"] == -32803 and "indexing" in rename["error"]["message"]
+    server.wait_for_index()
+    rename = server.call("textDocument/rename", {"textDocument": {"uri": skill.as_uri()}, "position": {"line": 1, "character": 7},
+                                                 "newName": "demo-two"}, 60)
+    assert "error" not in rename and rename["result"], rename
+
+
 @pytest.mark.parametrize("how", ["stdin closed", "exit", "client gone mid-message"])
 def test_the_server_ends_mid_index(tmp_path: Path, hostile: Path, _isolated_environment: Path, how: str) -> None:
     client = start(tmp_path, _isolated_environment)
@@ -354,3 +385,31 @@ def test_an_abandoned_parse_stops_at_its_next_read() -> None:
               "try:\n    parse_tree(b'x = 1\\n')\nexcept ParseAbandoned:\n    print('abandoned')\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert result.stdout.strip() == "abandoned", result.stderr
+
+
+def test_a_request_that_meets_the_model_changing_reads_again() -> None:
+    """A request answered without waiting for the analysis reads the model while the worker may
+    change it: a loop over a dict that changes size is read again, any other error is not hidden."""
+    import asyncio
+
+    from skill_lsp.server.app import READ_ATTEMPTS, SkillLanguageServer
+
+    language_server = SkillLanguageServer()
+    calls: list[str] = []
+
+    @language_server.feature("skill-lsp/test-read")
+    async def read(ls: SkillLanguageServer, params: str) -> str:
+        calls.append(params)
+        if params == "changing" and len(calls) < READ_ATTEMPTS:
+            raise RuntimeError("dictionary changed size during iteration")
+        if params == "broken":
+            raise RuntimeError("something else")
+        return "answered"
+
+    handler = language_server.protocol.fm.features["skill-lsp/test-read"]
+    assert asyncio.run(handler("changing")) == "answered"
+    assert len(calls) == READ_ATTEMPTS
+    calls.clear()
+    with pytest.raises(RuntimeError, match="something else"):
+        asyncio.run(handler("broken"))
+    assert len(calls) == 1
