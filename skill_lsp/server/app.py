@@ -56,6 +56,9 @@ REQUEST_WALL_CEILING = 0.25
 WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
+# seconds of quiet after a document opens before the first index ends, before the early model of the
+# open documents is made (an editor restoring a session opens several at once)
+EARLY_SETTLE = 0.02
 
 # documents whose split lines are kept (the most recently used)
 LINES_CACHED = 32
@@ -158,6 +161,7 @@ class SkillLanguageServer(LanguageServer):
         self.early_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-early")
         self.early: tuple[dict[Path, str], Model] | None = None
         self.early_index = EarlyIndex()  # used on early_thread only
+        self.early_soon: asyncio.TimerHandle | None = None
         self.early_build: tuple[dict[Path, str], asyncio.Future[Model]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
@@ -270,6 +274,8 @@ class SkillLanguageServer(LanguageServer):
                     folders = [_project_dir(path) if path is not None else Path(os.getcwd())]
                 self.fallback_folder = True
             self.session = Session(folders, self.settings)
+            # a folder too large to index whole is told when its walk ends, not when its analysis does
+            self.session.tell = lambda notice: self.notify_user(f"skill-lsp: {notice}.")
         return self.session
 
     def folders(self) -> list[Path]:
@@ -340,7 +346,7 @@ class SkillLanguageServer(LanguageServer):
         if self.completed >= wanted:
             return True
         self.kick()
-        if limit is not None and self.started and not self.indexed.is_set():
+        if limit is not None and not self.indexed.is_set():
             return False  # the first index: no wait makes its end nearer (see request_context)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiters.append((wanted, future))
@@ -620,16 +626,25 @@ async def initial_index(ls: SkillLanguageServer) -> None:
         token = f"skill-lsp-index-{uuid.uuid4()}"
         try:
             await ls.work_done_progress.create_async(token)
-            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="skill-lsp", message="Indexing skills"))
+            ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="skill-lsp", message="Indexing skills", percentage=0))
         except Exception:
             token = None
     session = ls.ensure_session()
     session.settings = ls.settings
+    if token is not None:
+        loop = asyncio.get_running_loop()
+
+        def report(message: str, percentage: int | None, token: str = token) -> None:  # from the worker
+            loop.call_soon_threadsafe(ls.work_done_progress.report, token,
+                                      types.WorkDoneProgressReport(message=message, percentage=percentage))
+
+        session.report = report
     ls.work.full = True
     ls.work.publish_all = ls.settings.validate == "onSave"
     ls.started = True
     ls.add_work()
     await ls.flush(None)
+    session.report = None
     model = session.model
     summary = (f"indexed {sum(1 for s in model.skills.values() if not s.external)} skills and "
                f"{len(model.agents) + len(model.options) + len(model.definitions)} agent definitions" if model else "indexed")
@@ -723,10 +738,13 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
     # on save only: what is opened is published once (not what later unsaved changes make of it)
     ls.work.publish.add(path)
     ls.add_work()  # an opened file is analysed at once, before the debounced edits of others
-    if ls.started and not ls.indexed.is_set():
-        # opened while the first index runs: the model that answers requests about it, made now
-        # so that the first request finds it ready
-        asyncio.ensure_future(ls.early_model(path)).add_done_callback(_logged)
+    if not ls.indexed.is_set():
+        # opened before the first index ends: the model that answers requests about it, made now
+        # so that the first request finds it ready (once for the documents an editor opens together)
+        if ls.early_soon is not None:
+            ls.early_soon.cancel()
+        ls.early_soon = asyncio.get_running_loop().call_later(
+            EARLY_SETTLE, lambda: asyncio.ensure_future(ls.early_model(path)).add_done_callback(_logged))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -882,7 +900,7 @@ async def request_context(ls: SkillLanguageServer, uri: str, position: types.Pos
     path = path_of(uri)
     if path is None:
         return None
-    if ls.started and not ls.indexed.is_set():
+    if not ls.indexed.is_set():
         early = await ls.early_model(path)
         if early is not None and not ls.indexed.is_set():
             early_lines = Lines(early[1])

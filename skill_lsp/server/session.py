@@ -11,6 +11,7 @@ import gc
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,8 +41,10 @@ from ..trace import phase
 log = logging.getLogger("skill_lsp.server")
 
 
-# files of the model answering requests while the first index runs (Session.preliminary_model)
-PRELIMINARY_FILES = 200
+# files of the model answering requests while the first index runs (EarlyIndex)
+PRELIMINARY_FILES = 100
+# skills analysed between two progress reports of a large index
+PROGRESS_EVERY = 500
 
 
 @dataclass
@@ -79,6 +82,13 @@ class ServerWorkspace(Workspace):
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
+        # told, from the analysis thread, when a folder's walk ended and how far the analysis is
+        # (message, percentage): a large index reports progress; see Session.report
+        self.walked: Callable[[], None] | None = None
+        # whether analyses record the directories they looked into: to tell, in a later model,
+        # whether they still hold (the early model's are never reused past a change)
+        self.with_deps = True
+        self.report: Callable[[str, int | None], None] | None = None
 
     def _listing(self, folder: Path) -> Listing:
         """The walk of folder, bounded by max_files: a workspace folder of / or of a home directory
@@ -101,6 +111,8 @@ class ServerWorkspace(Workspace):
                 self.bounded.pop(folder, None)
             else:
                 self.bounded[folder] = bounded
+            if self.walked is not None:
+                self.walked()
         return self._listings[folder]
 
     def unwalked(self, path: Path) -> bool:
@@ -111,7 +123,9 @@ class ServerWorkspace(Workspace):
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
         kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
         with phase("parse skills"):
-            for job in jobs:
+            for number, job in enumerate(jobs):
+                if self.report is not None and number % PROGRESS_EVERY == 0 and len(jobs) > PROGRESS_EVERY:
+                    self.report(f"analysing skills: {number:,} of {len(jobs):,}", number * 100 // len(jobs))
                 if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
                     self._load_skills(model, [job])
                     continue
@@ -120,7 +134,7 @@ class ServerWorkspace(Workspace):
                 stamp = file_stamp(job.path)
                 known = self._analyses.get(job.path)
                 if known is None or known.stamp != stamp or known.context != context or not deps_hold(known.deps):
-                    result = analyse_skill(job, config)
+                    result = analyse_skill(job, config, self.with_deps)
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
                         continue
@@ -153,6 +167,10 @@ EARLY_FILE_BYTES = 64 * 1024
 
 class _EarlyWorkspace(ServerWorkspace):
     """The early model's files: the nearest, without the large ones nobody has open."""
+
+    def __init__(self, folders: list[Path], settings: Config) -> None:
+        super().__init__(folders, settings)
+        self.with_deps = False
 
     def _listing(self, folder: Path) -> Listing:
         listing = super()._listing(folder)
@@ -194,7 +212,7 @@ class Session:
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.dir_cache: DirCache = {}
-        self.workspace = ServerWorkspace(folders, self.settings.config)
+        self.workspace = self._workspace(folders, self.settings.config)
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
         # the files with an unknown-name finding (a renamed skill may change its "did you mean")
@@ -206,12 +224,42 @@ class Session:
         # what the editor should be told (a bounded walk), taken by the server; the bounds told so far
         self.notices: list[str] = []
         self.bounds_told: dict[Path, Bounded] = {}
+        # set by the server: a notice told at once (from the analysis thread), and the progress of a
+        # large index (message, percentage)
+        self.tell: Callable[[str], None] | None = None
+        self.report: Callable[[str, int | None], None] | None = None
         # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
         self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
 
     @property
     def folders(self) -> list[Path]:
         return self.workspace.folders
+
+    def _workspace(self, folders: list[Path], config: Config) -> ServerWorkspace:
+        workspace = ServerWorkspace(folders, config)
+        workspace.walked = self._tell_bounds
+        workspace.report = self._report
+        return workspace
+
+    def _report(self, message: str, percentage: int | None) -> None:
+        if self.report is not None:
+            self.report(message, percentage)
+
+    def _tell_bounds(self) -> None:
+        """Each folder whose walk stopped at the limit of files, told once (when the walk ends, not
+        when the analysis of what it found does: / takes minutes)."""
+        bounded = dict(self.workspace.bounded)
+        for folder, bound in bounded.items():
+            if self.bounds_told.get(folder) != bound:
+                notice = (f"{folder} holds more than {bound.limit:,} skill, Python and pyproject.toml files: indexing the "
+                          f"{bound.files:,} nearest the open files and leaving {bound.directories_left:,} directories "
+                          f"unread; set skillLsp.maxFiles (or max-files in [tool.skill-lsp]) to index more")
+                log.warning("%s", notice)
+                if self.tell is not None:
+                    self.tell(notice)
+                else:
+                    self.notices.append(notice)
+        self.bounds_told = bounded
 
     # -- whole-workspace analysis ------------------------------------------------
 
@@ -239,15 +287,7 @@ class Session:
             if self.skipped.get(path) != reason:
                 log.warning("skipped %s: %s", path, reason)
         self.skipped = dict(model.unreadable)
-        bounded = {folder: bound for folder, bound in self.workspace.bounded.items()}
-        for folder, bound in bounded.items():
-            if self.bounds_told.get(folder) != bound:
-                self.notices.append(
-                    f"{folder} holds more than {bound.limit:,} skill, Python and pyproject.toml files: indexed the "
-                    f"{bound.files:,} nearest the open files and left {bound.directories_left:,} directories unread; "
-                    f"set skillLsp.maxFiles (or max-files in [tool.skill-lsp]) to index more")
-                log.warning("%s", self.notices[-1])
-        self.bounds_told = bounded
+        self._tell_bounds()  # and forget the bounds that went
         # The model lives until the next full analysis: frozen, its million objects are no longer
         # scanned by every collection of the cycle collector, which would otherwise pause edits,
         # hovers and completions for tens of milliseconds now and then in a large workspace.
@@ -412,14 +452,14 @@ class Session:
 
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
-        self.workspace = ServerWorkspace(folders, self.settings.config)
+        self.workspace = self._workspace(folders, self.settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
     def set_settings(self, settings: Settings) -> set[Path]:
         self.settings = settings
         overlays = self.workspace.overlays
-        self.workspace = ServerWorkspace(self.workspace.folders, settings.config)
+        self.workspace = self._workspace(self.workspace.folders, settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 

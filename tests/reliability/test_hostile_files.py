@@ -423,6 +423,21 @@ def ordinary_python(size: int) -> str:
     return "from agentdeck import Agent\n\n" + "".join(chunks)
 
 
+def test_suggestions_stop_after_a_thousand_unknown_names_of_a_list(project: Project) -> None:
+    """Each "did you mean" scores every name of the registry: the first SUGGESTIONS_PER_LIST unknown
+    names of a list get one, the rest are reported without."""
+    from skill_lsp.rules.code import SUGGESTIONS_PER_LIST
+
+    names = ", ".join(f'"demo-{number}"' for number in range(SUGGESTIONS_PER_LIST + 5))
+    project.write({".agentdeck/skills/demo-x/SKILL.md": skill_md("demo-x"),
+                   "agent.py": f'from agentdeck import Agent\n\na = Agent(name="A", skills=[{names}])\n'})
+    unknown = sorted((finding for finding in project.check() if finding["code"] == "AD101"),
+                     key=lambda finding: finding["column"])
+    assert len(unknown) == SUGGESTIONS_PER_LIST + 5
+    assert all("did you mean 'demo-x'" in finding["message"] for finding in unknown[:SUGGESTIONS_PER_LIST])
+    assert not any("did you mean" in finding["message"] for finding in unknown[SUGGESTIONS_PER_LIST:])
+
+
 @pytest.mark.parametrize("same", [False, True], ids=["20,000 unknown names", "20,000 copies of one name"])
 def test_a_20000_entry_skills_list(project: Project, tmp_path: Path, same: bool) -> None:
     source = agents_file(20_000, same)

@@ -286,10 +286,11 @@ def test_a_file_opened_while_the_index_runs_is_answered_at_once(server: RawClien
     for number in range(6000):
         name = f"skill-{number:05d}"
         write_files(root, {f".agentdeck/skills/{name}/SKILL.md": skill_md(name, body="Do [this](scripts/run.py).\n")})
-    server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {},
+    server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {"window": {"workDoneProgress": True}},
                                "initializationOptions": {"debounce": 0}}, timeout=60)
     server.notify("initialized", {})
-    server.call("skill-lsp/no-such-method", {}, 60)  # initialized is handled: the index has started
+    server.wait_for(lambda m: m.get("method") == "window/workDoneProgress/create", 60)  # answered: the index starts
+    server.call("skill-lsp/no-such-method", {}, 60)
     skill = root / SKILL
     server.open(root / "agent.py")
     server.open(skill)
@@ -303,6 +304,9 @@ def test_a_file_opened_while_the_index_runs_is_answered_at_once(server: RawClien
     assert "demo" in hover["result"]["contents"]["value"]
     assert rename["error"]["code"] == -32803 and "indexing" in rename["error"]["message"]
     server.wait_for_index()
+    # the index said how far it was, on the way
+    reports = [m["params"]["value"] for m in server.notifications("$/progress") if m["params"]["value"]["kind"] == "report"]
+    assert any(report["message"].startswith("analysing skills: ") and 0 < report["percentage"] < 100 for report in reports), reports
     rename = server.call("textDocument/rename", {"textDocument": {"uri": skill.as_uri()}, "position": {"line": 1, "character": 7},
                                                  "newName": "demo-two"}, 60)
     assert "error" not in rename and rename["result"], rename
@@ -373,6 +377,10 @@ def test_a_huge_tree_is_indexed_up_to_its_limit(server: RawClient, tmp_path: Pat
     assert "'nope'" in items[0]["message"]
     shown = [m["params"]["message"] for m in server.received if m.get("method") == "window/showMessage"]
     assert any("maxFiles" in message and "20" in message for message in shown), shown
+    # told when the walk ended, before the analysis of what it found
+    order = [m.get("method") for m in server.received if m.get("method") == "window/showMessage"
+             or (m.get("method") == "window/logMessage" and ": indexed " in m["params"]["message"])]
+    assert order.index("window/showMessage") < order.index("window/logMessage"), order
     symbols = server.call("workspace/symbol", {"query": ""})["result"]
     assert len(symbols) < 60
 
