@@ -255,12 +255,17 @@ def hostile(tmp_path: Path) -> Path:
     return root
 
 
-def test_an_open_file_is_answered_before_the_index_ends(server: RawClient, tmp_path: Path) -> None:
-    root = tmp_path / "many"
+def many_skills(root: Path, count: int) -> Path:
+    """A project with demo, agent.py, and count more skills (each with an SK202 finding): a long index."""
     write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
-    for number in range(4000):
+    for number in range(count):
         name = f"skill-{number:05d}"
         write_files(root, {f".agentdeck/skills/{name}/SKILL.md": skill_md(name, body="Do [this](scripts/run.py).\n")})
+    return root
+
+
+def test_an_open_file_is_answered_before_the_index_ends(server: RawClient, tmp_path: Path) -> None:
+    root = many_skills(tmp_path / "many", 4000)
     # a client that serves workspace/configuration: the server asks before indexing, and is
     # answered once the file is open, so the first index starts knowing it
     server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {"workspace": {"configuration": True}},
@@ -281,11 +286,7 @@ def test_a_file_opened_while_the_index_runs_is_answered_at_once(server: RawClien
     """No configuration round trip: the index starts before anything is open. A file opened then
     is answered from the model of the files nearest it, before the index ends; a rename, which
     must see every listing, says why it cannot be done yet."""
-    root = tmp_path / "many"
-    write_files(root, {SKILL: skill_md(), "agent.py": AGENT})
-    for number in range(6000):
-        name = f"skill-{number:05d}"
-        write_files(root, {f".agentdeck/skills/{name}/SKILL.md": skill_md(name, body="Do [this](scripts/run.py).\n")})
+    root = many_skills(tmp_path / "many", 6000)
     server.call("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {"window": {"workDoneProgress": True}},
                                "initializationOptions": {"debounce": 0}}, timeout=60)
     server.notify("initialized", {})
