@@ -638,6 +638,11 @@ class Workspace:
         self._cache[path] = _Parsed(text, value)
         return value
 
+    def parsed(self, path: Path, text: str) -> object | None:
+        """The parse of path made from this very text (the same string), if one is kept."""
+        cached = self._cache.get(path)
+        return cached.value if cached is not None and cached.text is text else None
+
     def forget(self, path: Path) -> None:
         self._cache.pop(path, None)
         self._disk_texts.pop(path, None)

@@ -33,6 +33,7 @@ from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
 from ..rules.skills import name_problem
 from ..runtimes import discovering
+from ..skillfile import SkillFile
 from . import features
 from .convert import Lines, diagnostic, uri_of, workspace_edit
 from .convert import path_of as _uri_path
@@ -248,7 +249,8 @@ class SkillLanguageServer(LanguageServer):
             known = self.lines_cache.get(path)
             if known is not None and known[0] is text:
                 return known[1]
-        lines = Lines(text)
+        parsed = session.workspace.parsed(path, text)
+        lines = Lines(text, parsed.lines if isinstance(parsed, SkillFile) else None)
         # a text's lines, and the unit tables of its long lines, serve every request and publication
         # until the text changes (splitting a 7 MB buffer costs tens of milliseconds)
         with self.lines_lock:

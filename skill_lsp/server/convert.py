@@ -99,13 +99,20 @@ class _LineUnits:
 class Lines:
     """A document's lines, split the LSP way, for converting columns."""
 
-    def __init__(self, text: str) -> None:
-        self.lines: Sequence[str] = split_lines(text)
+    def __init__(self, text: str, lines: Sequence[str] | None = None) -> None:
+        """text's lines; lines, when given, are text split already (a SKILL.md's parse holds them:
+        splitting a 7 MB buffer again costs 20 ms an edit)."""
+        self.lines: Sequence[str] = split_lines(text) if lines is None else lines
         # (encoding, line) -> its units, or None for a line whose units are its code points
         self._units: dict[tuple[str, int], _LineUnits | None] = {}
+        # the codec last asked for, and its encoding's name (thousands of positions in one answer)
+        self._codec: tuple[PositionCodec | None, str] = (None, "")
 
     def _line_units(self, codec: PositionCodec, row: int) -> _LineUnits | None:
-        encoding = encoding_name(codec)
+        known, encoding = self._codec
+        if known is not codec:
+            encoding = encoding_name(codec)
+            self._codec = (codec, encoding)
         if encoding == "utf-32":
             return None
         key = (encoding, row)

@@ -121,6 +121,8 @@ def _python_spans(text: str) -> Iterator[tuple[object, Span]]:
 @given(skill_texts)
 def test_parse_skill_never_raises_and_spans_stay_inside(text: str) -> None:
     lines = split_lines(text)
+    # the server converts positions with the parse's own lines (server/app.lines_for)
+    assert parse_skill(text).lines == lines
     for what, span in _skill_spans(text):
         assert_inside(span, lines, what)
 
