@@ -81,10 +81,14 @@ def test_requests_are_answered_while_a_long_analysis_runs(server: RawClient, fol
     text = names_line(20_000)
     big.write_text(text, encoding="utf-8")
     server.open(folder / SKILL)
+    server.open(folder / "agent.py")
     server.open(big, text)
+    # the completion parses its file: off the worker, never queued behind the long analysis
     asked = [server.request("textDocument/hover", {"textDocument": {"uri": (folder / SKILL).as_uri()},
                                                    "position": {"line": 1, "character": 2}}),
-             server.request("textDocument/documentSymbol", {"textDocument": {"uri": (folder / SKILL).as_uri()}})]
+             server.request("textDocument/documentSymbol", {"textDocument": {"uri": (folder / SKILL).as_uri()}}),
+             server.request("textDocument/completion", {"textDocument": {"uri": (folder / "agent.py").as_uri()},
+                                                        "position": {"line": 2, "character": 44}})]
     for request in asked:
         response = server.response(request, 120)
         assert "result" in response, response
