@@ -38,7 +38,7 @@ from . import features
 from .convert import Lines, diagnostic, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
-from .session import EarlyIndex, Session, Settings
+from .session import NearIndex, Session, Settings
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
@@ -57,9 +57,9 @@ REQUEST_WALL_CEILING = 0.25
 WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
-# seconds of quiet after a document opens before the first index ends, before the early model of the
+# seconds of quiet after a document opens before the first index ends, before the near model of the
 # open documents is made (an editor restoring a session opens several at once)
-EARLY_SETTLE = 0.02
+NEAR_SETTLE = 0.02
 
 # documents whose split lines are kept (the most recently used)
 LINES_CACHED = 32
@@ -159,11 +159,11 @@ class SkillLanguageServer(LanguageServer):
         # Before the first index ends, requests about open documents are answered from a model of
         # the files nearest them, built on a thread of its own (the worker is busy with the index):
         # the texts it was built from, and the model; the build in progress, for the same texts.
-        self.early_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-early")
-        self.early: tuple[dict[Path, str], Model] | None = None
-        self.early_index = EarlyIndex()  # used on early_thread only
-        self.early_soon: asyncio.TimerHandle | None = None
-        self.early_build: tuple[dict[Path, str], asyncio.Future[Model]] | None = None
+        self.near_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-lsp-near")
+        self.near: tuple[dict[Path, str], Model] | None = None
+        self.near_index = NearIndex()  # used on near_thread only
+        self.near_soon: asyncio.TimerHandle | None = None
+        self.near_build: tuple[dict[Path, str], asyncio.Future[Model]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -198,7 +198,7 @@ class SkillLanguageServer(LanguageServer):
     async def run_aside(self, function: Callable[..., T], *args: Any) -> T:
         """function on the thread that answers requests while the worker analyses (never queued
         behind an analysis)."""
-        return await asyncio.get_running_loop().run_in_executor(self.early_thread, function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.near_thread, function, *args)
 
     def open_texts(self) -> dict[Path, str]:
         """The open documents the analysis reads, as the editor has them now."""
@@ -209,25 +209,25 @@ class SkillLanguageServer(LanguageServer):
                 texts[path] = document.source
         return texts
 
-    async def early_model(self, path: Path) -> tuple[Model, str] | None:
+    async def near_model(self, path: Path) -> tuple[Model, str] | None:
         """Before the first index ends: a model of the open documents and the files nearest them,
         and path's text in it (None when path is not open). Built once for the same texts."""
         texts = self.open_texts()
         text = texts.get(path)
         if text is None:
             return None
-        known = self.early
+        known = self.near
         if known is not None and _same_texts(known[0], texts):
             return known[1], text
-        build = self.early_build
+        build = self.near_build
         if build is None or not _same_texts(build[0], texts):
             folders = list(self.ensure_session(path).folders)
-            build = self.early_build = (texts, asyncio.ensure_future(
-                self.run_aside(self.early_index.model, folders, self.settings.config, texts)))
+            build = self.near_build = (texts, asyncio.ensure_future(
+                self.run_aside(self.near_index.model, folders, self.settings.config, texts)))
         model = await asyncio.shield(build[1])
-        if self.early_build is build:
-            self.early_build = None
-        self.early = (texts, model)
+        if self.near_build is build:
+            self.near_build = None
+        self.near = (texts, model)
         return model, text
 
     def capability(self, *names: str) -> Any:
@@ -527,7 +527,7 @@ server = SkillLanguageServer()
 def _logged(future: asyncio.Future[Any]) -> None:
     """A task nobody awaits: its failure goes to the log (never silently lost)."""
     if not future.cancelled() and future.exception() is not None:
-        log.error("early model failed", exc_info=future.exception())
+        log.error("near model failed", exc_info=future.exception())
 
 
 def _same_texts(known: dict[Path, str], now: dict[Path, str]) -> bool:
@@ -654,8 +654,8 @@ async def initial_index(ls: SkillLanguageServer) -> None:
         ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=f"skill-lsp {__version__}: {summary}"))
     ls.indexed.set()
-    ls.early = ls.early_build = None  # the index answers from now on
-    ls.early_index = EarlyIndex()
+    ls.near = ls.near_build = None  # the index answers from now on
+    ls.near_index = NearIndex()
 
 
 @server.feature(types.SHUTDOWN)
@@ -743,10 +743,10 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
     if not ls.indexed.is_set():
         # opened before the first index ends: the model that answers requests about it, made now
         # so that the first request finds it ready (once for the documents an editor opens together)
-        if ls.early_soon is not None:
-            ls.early_soon.cancel()
-        ls.early_soon = asyncio.get_running_loop().call_later(
-            EARLY_SETTLE, lambda: asyncio.ensure_future(ls.early_model(path)).add_done_callback(_logged))
+        if ls.near_soon is not None:
+            ls.near_soon.cancel()
+        ls.near_soon = asyncio.get_running_loop().call_later(
+            NEAR_SETTLE, lambda: asyncio.ensure_future(ls.near_model(path)).add_done_callback(_logged))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -892,23 +892,23 @@ class Request:
         self.position = position
         self.text = text
         # answered from the model of the files nearest the open ones, while the first index runs
-        self.early = False
+        self.near = False
 
 
 async def request_context(ls: SkillLanguageServer, uri: str, position: types.Position | None = None) -> Request | None:
     """Finish pending analyses (for a bounded time), then resolve the document; None for what the
     server does not know. While the first index runs, an open document is answered from the model
-    of the files nearest the open ones (SkillLanguageServer.early_model), at once."""
+    of the files nearest the open ones (SkillLanguageServer.near_model), at once."""
     path = path_of(uri)
     if path is None:
         return None
     if not ls.indexed.is_set():
-        early = await ls.early_model(path)
-        if early is not None and not ls.indexed.is_set():
-            early_lines = Lines(early[1])
-            at = early_lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
-            request = Request(path, early[0], early_lines, at, early[1])
-            request.early = True
+        near = await ls.near_model(path)
+        if near is not None and not ls.indexed.is_set():
+            near_lines = Lines(near[1])
+            at = near_lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
+            request = Request(path, near[0], near_lines, at, near[1])
+            request.near = True
             return request
     await ls.flush()
     model = ls.model()
@@ -1336,7 +1336,7 @@ def _rename_target(model: Model, path: Path, position: Position) -> tuple[SkillE
 def _index_needed(request: Request | None) -> None:
     """A rename edits every file that lists the skill: the model of the files nearest the open ones
     would miss some. Said at once, rather than answered when the index ends."""
-    if request is not None and request.early:
+    if request is not None and request.near:
         raise JsonRpcRequestFailed("skill-lsp is still indexing the workspace: rename once it is done")
 
 

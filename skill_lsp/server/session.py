@@ -41,7 +41,7 @@ from ..trace import phase
 log = logging.getLogger("skill_lsp.server")
 
 
-# files of the model answering requests while the first index runs (EarlyIndex)
+# files of the model answering requests while the first index runs (NearIndex)
 PRELIMINARY_FILES = 100
 # skills analysed between two progress reports of a large index
 PROGRESS_EVERY = 500
@@ -86,7 +86,7 @@ class ServerWorkspace(Workspace):
         # (message, percentage): a large index reports progress; see Session.report
         self.walked: Callable[[], None] | None = None
         # whether analyses record the directories they looked into: to tell, in a later model,
-        # whether they still hold (the early model's are never reused past a change)
+        # whether they still hold (the near model's are never reused past a change)
         self.with_deps = True
         self.report: Callable[[str, int | None], None] | None = None
 
@@ -159,14 +159,14 @@ def _settled(analysis: _Analysis) -> bool:
     return not any(is_recent(mtime, now) for mtime in mtimes)
 
 
-# Bytes of a file the early model reads, unless it is open: a workspace of / or of a home directory
-# has large generated or test files near anything, and the early model is wanted within a request's
+# Bytes of a file the near model reads, unless it is open: a workspace of / or of a home directory
+# has large generated or test files near anything, and the near model is wanted within a request's
 # time (one 290 KB Python file in /tmp took it from 0.1 to 0.43 s, measured).
-EARLY_FILE_BYTES = 64 * 1024
+NEAR_FILE_BYTES = 64 * 1024
 
 
-class _EarlyWorkspace(ServerWorkspace):
-    """The early model's files: the nearest, without the large ones nobody has open."""
+class _NearWorkspace(ServerWorkspace):
+    """The near model's files: the nearest, without the large ones nobody has open."""
 
     def __init__(self, folders: list[Path], settings: Config) -> None:
         super().__init__(folders, settings)
@@ -181,12 +181,12 @@ class _EarlyWorkspace(ServerWorkspace):
         if path in self.overlays:
             return True
         try:
-            return path.stat().st_size <= EARLY_FILE_BYTES
+            return path.stat().st_size <= NEAR_FILE_BYTES
         except OSError:
             return False
 
 
-class EarlyIndex:
+class NearIndex:
     """While the first index runs: models of the open documents and the few files nearest them, so
     that requests about open files are answered before the whole workspace is indexed. Their
     findings are never published (an unknown name may be known to the full index). It shares
@@ -195,13 +195,13 @@ class EarlyIndex:
 
     def __init__(self, limit: int = PRELIMINARY_FILES) -> None:
         self.limit = limit
-        self.workspace: _EarlyWorkspace | None = None
+        self.workspace: _NearWorkspace | None = None
         self.made_for: tuple[tuple[Path, ...], Config, tuple[Path, ...]] | None = None
 
     def model(self, folders: list[Path], config: Config, texts: dict[Path, str]) -> Model:
         key = (tuple(folders), config, tuple(sorted(texts)))
         if self.workspace is None or self.made_for != key:
-            self.workspace = _EarlyWorkspace(folders, replace(config, max_files=self.limit))
+            self.workspace = _NearWorkspace(folders, replace(config, max_files=self.limit))
             self.made_for = key
         self.workspace.overlays.clear()
         self.workspace.overlays.update(texts)
