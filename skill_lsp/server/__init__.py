@@ -31,6 +31,9 @@ def serve(args: argparse.Namespace) -> int:
         server.start_io()
         # stdin closed: the client is gone. End now rather than wait for an analysis still running
         # on the worker thread; the status is what `exit` would give (0 only after shutdown).
+        from ..forks import stop_children
+
+        stop_children()  # the children of an analysis still running end with it
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0 if getattr(server.protocol, "_shutdown", False) else 1)

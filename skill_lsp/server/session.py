@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
+from .. import cache, forks
+from ..cache import Analyser, Context, Deps, Job, analysis_context, deps_hold, file_stamp
 from ..codefiles import is_code_path
 from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, walk_exclude
 from ..discovery import (
@@ -42,6 +43,10 @@ log = logging.getLogger("skill_lsp.server")
 
 # files of the model answering requests while the first index runs (Session.preliminary_model)
 PRELIMINARY_FILES = 200
+# Seconds a file's timestamp may lag the wall clock: Linux stamps files with a clock that ticks once a
+# jiffy (at most 10 ms). A file system with coarser timestamps (FAT's 2 s) may hide a change made in
+# the first index's first second from changed_since; the editor's own saves still come as events.
+SINCE_MARGIN = 0.05
 
 
 @dataclass
@@ -71,11 +76,19 @@ class ServerWorkspace(Workspace):
     """The server's files. A SKILL.md that is not open keeps only its facts and the findings of its own
     rules, as `check`'s cache does (the same analysis, cache.analyse_skill): its parse is dropped once
     analysed and read again when a feature needs it, so 10,000 skills do not hold 10,000 parses. The
-    analyses serve the next models while still valid."""
+    analyses serve the next models while still valid.
+
+    A build that analyses many skills (the first index, a new folder or new settings) shares them
+    with forked children as `check` does (cache.Analyser): on Linux, from cache.PARALLEL_FROM skills
+    on, one child per core but one (SKILL_LSP_CHILDREN lowers that), started on the skills whose place
+    is known while this process parses the Python files. forks.py says why forking the server's
+    analysis thread is safe; the children end with the server (forks.stop_children, and the kernel's
+    death signal)."""
 
     def __init__(self, folders: list[Path], settings: Config) -> None:
         super().__init__(folders, settings)
         self._analyses: dict[Path, _Analysis] = {}
+        self.analyser = Analyser(0)  # a build's (see build)
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
@@ -108,25 +121,70 @@ class ServerWorkspace(Workspace):
         walk may have stopped before its neighbours (its skills root) were reached."""
         return any(within(path, folder) and path not in self._anchors.get(folder, ()) for folder in self.bounded)
 
+    def build(self) -> Model:
+        self.analyser = Analyser(forks.children_available())
+        try:
+            return super().build()
+        finally:
+            self.analyser.close()  # no child outlives the build, whatever ended it
+            self.analyser = Analyser(0)
+
+    def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
+        """A build with no analysis to reuse (the first index): children start on the skills whose place
+        is known already while this process parses the Python files (load_skills takes the early
+        analyses that hold for the final jobs)."""
+        if len(skill_paths) < cache.PARALLEL_FROM or self._analyses or not self.analyser.children:
+            return
+        with phase("start workers"):
+            jobs: list[Job] = [(job, model.config_for(job.path, self.settings), True)
+                               for job in self.speculative_jobs(model, skill_paths, directories)
+                               if job.path not in self.overlays]
+            self.analyser.start_early(jobs)
+
+    def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
+        with phase("parse python"):
+            for start in range(0, len(python_paths), _POLL_EVERY):
+                self._load_pythons(model, python_paths[start : start + _POLL_EVERY])
+                self.analyser.poll()  # take in what the children analysed meanwhile (their pipes stay free)
+
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
         kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
         with phase("parse skills"):
+            # each job with its stamp and context, and its analysis when the one known still holds
+            placed: list[tuple[SkillJob, tuple[int, int] | None, Context, _Analysis | None]] = []
+            misses: list[Job] = []
+            # a context by the identity of its parts: there are a handful, and making one per skill
+            # cost more than the lookup
+            contexts: dict[tuple[object, ...], Context] = {}
             for job in jobs:
                 if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
-                    self._load_skills(model, [job])
+                    placed.append((job, None, (), None))
                     continue
                 config = model.config_for(job.path, self.settings)
-                context = analysis_context(job, config)
-                stamp = file_stamp(job.path)
+                identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
+                context = contexts.get(identity)
+                if context is None:
+                    context = contexts[identity] = analysis_context(job, config)
+                stamp = file_stamp(job.path)  # before the file is read: a later change then shows
                 known = self._analyses.get(job.path)
                 if known is None or known.stamp != stamp or known.context != context or not deps_hold(known.deps):
-                    result = analyse_skill(job, config)
+                    misses.append((job, config, True))
+                    known = None
+                placed.append((job, stamp, context, known))
+            analysed = self.analyser.analyse(misses, _ignore) if misses else {}
+            now = time.time_ns()
+            for job, stamp, context, known in placed:  # the model takes the entries in the jobs' order
+                if job.path in self.overlays:
+                    self._load_skills(model, [job])
+                    continue
+                if known is None:
+                    result = analysed[str(job.path)]
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
                         continue
                     known = _Analysis(stamp, context, *result)
                 # not kept when changed within the clock's granularity: a later change may not move its mtime
-                if _settled(known):
+                if _settled(known, now):
                     kept[job.path] = known
                 model.skills[job.path] = self.analysed_entry(job, known.facts, known.findings)
         self._analyses = kept
@@ -136,9 +194,17 @@ class ServerWorkspace(Workspace):
         self._analyses.pop(path, None)
 
 
-def _settled(analysis: _Analysis) -> bool:
-    """Kept only when nothing it depends on changed within the clock's granularity, as in check's cache."""
-    now = time.time_ns()
+# Python files parsed between two looks at what the children sent
+_POLL_EVERY = 32
+
+
+def _ignore(job: SkillJob, result: cache.Analysis) -> None:
+    """The analyses are taken once all are here (the model takes them in the jobs' order)."""
+
+
+def _settled(analysis: _Analysis, now: int) -> bool:
+    """Kept only when nothing it depends on changed within the clock's granularity (as of now), as in
+    check's cache."""
     mtimes = [mtime for _, mtime in analysis.deps]
     if analysis.stamp is not None:
         mtimes.append(analysis.stamp[1])
@@ -372,6 +438,34 @@ class Session:
                 if cached == parent or within(cached, changed):
                     self.dir_cache.pop(cached, None)
         return self.full_analysis()
+
+    def changed_since(self, since_ns: int) -> list[Path]:
+        """The files and directories the model was built from (the walked directories, the files listed
+        and the paths the build looked up) whose mtime or ctime is at or after since_ns (the wall clock,
+        less SINCE_MARGIN): changed since then, say while the first index ran before anything watched
+        the disk. A file created or removed moves its directory's mtime; a file rewritten with an old
+        mtime (touch -d, cp -p) still moves its ctime."""
+        model = self.model
+        if model is None:
+            return []
+        paths: set[str] = set()
+        for listing in self.workspace._listings.values():
+            paths.update(listing.directories)
+            paths.update(str(path) for path in listing.skill_files + listing.python_files + listing.pyprojects)
+        builder = self.workspace.builder
+        if builder is not None:
+            paths.update(builder.consulted)
+        paths.update(str(path) for path in model.skills)
+        threshold = since_ns - int(SINCE_MARGIN * 1e9)
+        changed: list[Path] = []
+        for text in sorted(paths):
+            try:
+                status = os.stat(text)
+            except OSError:
+                continue  # gone: its directory's mtime moved, or it was never there
+            if max(status.st_mtime_ns, status.st_ctime_ns) >= threshold:
+                changed.append(Path(text))
+        return changed
 
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
