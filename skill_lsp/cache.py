@@ -486,6 +486,7 @@ class Analyser:
         # analyses started before the final jobs were known
         self.early: Batch | None = None
         self.batches: list[Batch] = []  # to stop, should the build end early
+        self.forked = 0  # children forked so far
 
     def start_early(self, jobs: list[Job]) -> None:
         """Children start on jobs while this process goes on (reading the Python files)."""
@@ -509,6 +510,7 @@ class Analyser:
         if children:
             ready_for_children()
         batch = Batch(jobs, children, growing)
+        self.forked += len(batch.streams)
         self.batches.append(batch)
         return batch
 

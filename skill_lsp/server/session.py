@@ -89,6 +89,7 @@ class ServerWorkspace(Workspace):
         super().__init__(folders, settings)
         self._analyses: dict[Path, _Analysis] = {}
         self.analyser = Analyser(0)  # a build's (see build)
+        self.forked = 0  # the child processes the last build forked
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
@@ -126,6 +127,7 @@ class ServerWorkspace(Workspace):
         try:
             return super().build()
         finally:
+            self.forked = self.analyser.forked
             self.analyser.close()  # no child outlives the build, whatever ended it
             self.analyser = Analyser(0)
 
@@ -275,8 +277,9 @@ class Session:
         gc.collect()
         gc.freeze()
         log.debug(
-            "analysed %d skills, %d agent definitions in %.0f ms",
-            len(model.skills), len(model.agents) + len(model.options) + len(model.definitions), (time.perf_counter() - started) * 1000,
+            "analysed %d skills, %d agent definitions in %.0f ms (%d child processes)",
+            len(model.skills), len(model.agents) + len(model.options) + len(model.definitions),
+            (time.perf_counter() - started) * 1000, self.workspace.forked,
         )
         return changed
 
