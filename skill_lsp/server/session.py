@@ -242,16 +242,24 @@ class Session:
         """Re-walk (when asked), rebuild the model and run every rule; the files whose findings changed."""
         started = time.perf_counter()
         # the previous model was frozen (below): make it collectable again once it is dropped
+        previous = self.model
         gc.unfreeze()
-        if rescan:
-            self.workspace.rescan()
-            self.dir_cache.clear()
-        model = self.workspace.build()
-        fresh: dict[Path, list[Finding]] = {}
-        for path in analysed_files(model):
-            findings = file_findings(model, path, self.settings.config, self.dir_cache)
-            if findings:
-                fresh[path] = findings
+        # what a build allocates lives on as the model: a collection meanwhile would only scan it
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            if rescan:
+                self.workspace.rescan()
+                self.dir_cache.clear()
+            model = self.workspace.build()
+            fresh: dict[Path, list[Finding]] = {}
+            for path in analysed_files(model):
+                findings = file_findings(model, path, self.settings.config, self.dir_cache)
+                if findings:
+                    fresh[path] = findings
+        finally:
+            if collecting:
+                gc.enable()
         changed = _diff(self.findings, fresh)
         self.model = model
         self.findings = fresh
@@ -273,8 +281,10 @@ class Session:
         self.bounds_told = bounded
         # The model lives until the next full analysis: frozen, its million objects are no longer
         # scanned by every collection of the cycle collector, which would otherwise pause edits,
-        # hovers and completions for tens of milliseconds now and then in a large workspace.
-        gc.collect()
+        # hovers and completions for tens of milliseconds now and then in a large workspace. The
+        # previous model (its cycles) is collected first; the first index has none to free.
+        if previous is not None:
+            gc.collect()
         gc.freeze()
         log.debug(
             "analysed %d skills, %d agent definitions in %.0f ms (%d child processes)",
