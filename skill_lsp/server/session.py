@@ -242,7 +242,7 @@ class Session:
         """Re-walk (when asked), rebuild the model and run every rule; the files whose findings changed."""
         started = time.perf_counter()
         # the previous model was frozen (below): make it collectable again once it is dropped
-        previous = self.model
+        replacing = self.model is not None  # (no reference kept: the collection below frees it)
         gc.unfreeze()
         # what a build allocates lives on as the model: a collection meanwhile would only scan it
         collecting = gc.isenabled()
@@ -283,7 +283,7 @@ class Session:
         # scanned by every collection of the cycle collector, which would otherwise pause edits,
         # hovers and completions for tens of milliseconds now and then in a large workspace. The
         # previous model (its cycles) is collected first; the first index has none to free.
-        if previous is not None:
+        if replacing:
             gc.collect()
         gc.freeze()
         log.debug(
