@@ -12,7 +12,11 @@ Children never outlive the process that forked them: each asks the kernel for SI
 parent ends (PR_SET_PDEATHSIG, set in the child before it does anything else), and stop_children
 kills those still running when the process ends on purpose (the server's exit).
 
-Forking a threaded process (the server forks from its analysis thread): the child holds only the
+The server forks twice over: before any thread exists (its head start, server/early.py: the children
+of the first index, forked from the main thread) and later from its analysis thread, which lives as
+long as the process (the death signal is sent when the forking thread ends).
+
+Forking a threaded process (the server's analysis thread): the child holds only the
 forking thread, and any lock another thread held at the fork stays held in it forever. So a child
 touches none that another thread may hold: it never writes stdout or stderr (the protocol's writer
 and its lock belong to the parent's event loop; fork() flushes both before forking, and os._exit

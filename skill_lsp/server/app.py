@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -23,7 +23,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__, forks
 from ..codefiles import is_code_path
-from ..config import parse_settings, user_agents_dir
+from ..config import user_agents_dir
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename, is_user_agent_path, real_path_in
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
@@ -35,7 +35,7 @@ from . import features
 from .convert import Lines, diagnostic, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
-from .session import Session, Settings
+from .session import Session, Settings, editor_config
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
@@ -79,13 +79,8 @@ def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
         settings.debounce_ms = int(debounce)
     else:
         problems.append(f"skillLsp.debounce must be a number of milliseconds (0-60000), got {debounce!r}")
-    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
-    config, config_problems = parse_settings(core, base, camel=True)
-    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
-        config = replace(config, user_skills_dir=None)
-    settings.config = config
-    problems += [problem.message for problem in config_problems]
-    return settings, problems
+    settings.config, config_problems = editor_config(data, base)
+    return settings, problems + config_problems
 
 
 @dataclass
@@ -517,8 +512,7 @@ async def on_initialized(ls: SkillLanguageServer, params: types.InitializedParam
             log.info("the client does not watch files (%s); watching them from the server", error)
     # The server's own watcher starts once the first index is done: setting up a recursive watch walks
     # the tree again, in Python, beside the index. What changed on disk meanwhile is caught up then.
-    ls.ensure_session()
-    since = time.time_ns()
+    since = ls.ensure_session().index_since(time.time_ns())  # (the head start walked before)
     await initial_index(ls)
     ls.watch_workspace(since)
 

@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .. import cache, forks
+from .. import cache, forks, trace
 from ..cache import Analyser, Context, Deps, Job, analysis_context, deps_hold, file_stamp
 from ..codefiles import is_code_path
-from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, walk_exclude
+from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, parse_settings, walk_exclude
 from ..discovery import (
     Bounded,
     Listing,
@@ -90,6 +90,9 @@ class ServerWorkspace(Workspace):
         self._analyses: dict[Path, _Analysis] = {}
         self.analyser = Analyser(0)  # a build's (see build)
         self.forked = 0  # the child processes the last build forked
+        # the head start (start_early): its analyser, for the first build, and when its walk began
+        self.early: Analyser | None = None
+        self.walked_at: int | None = None
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
@@ -122,8 +125,35 @@ class ServerWorkspace(Workspace):
         walk may have stopped before its neighbours (its skills root) were reached."""
         return any(within(path, folder) and path not in self._anchors.get(folder, ()) for folder in self.bounded)
 
-    def build(self) -> Model:
+    def start_early(self) -> bool:
+        """The head start (see head_start): walk the folders and fork children on the skills whose place
+        is known; the first build takes both. False (and nothing kept) when it would not pay."""
+        self.walked_at = time.time_ns()
         self.analyser = Analyser(forks.children_available())
+        model, skill_paths, _, directories = self.gather()
+        self._cut = None
+        if self.bounded:  # the walk that counts starts from the open files, not known yet
+            self._listings.clear()
+            self.bounded.clear()
+            return False
+        self.prepare(model, skill_paths, directories)
+        if self.analyser.early is None:
+            return False
+        self.early, self.analyser = self.analyser, Analyser(0)
+        return True
+
+    def rescan(self) -> None:
+        if self.early is None:  # the head start's walk serves the first build
+            super().rescan()
+
+    def discard_early(self) -> None:
+        if self.early is not None:
+            self.early.close()
+            self.early = None
+
+    def build(self) -> Model:
+        early, self.early = self.early, None
+        self.analyser = early if early is not None else Analyser(forks.children_available())
         try:
             return super().build()
         finally:
@@ -135,7 +165,8 @@ class ServerWorkspace(Workspace):
         """A build with no analysis to reuse (the first index): children start on the skills whose place
         is known already while this process parses the Python files (load_skills takes the early
         analyses that hold for the final jobs)."""
-        if len(skill_paths) < cache.PARALLEL_FROM or self._analyses or not self.analyser.children:
+        if (len(skill_paths) < cache.PARALLEL_FROM or self._analyses or not self.analyser.children
+                or self.analyser.early is not None):  # (started by the head start already)
             return
         with phase("start workers"):
             jobs: list[Job] = [(job, model.config_for(job.path, self.settings), True)
@@ -213,11 +244,54 @@ def _settled(analysis: _Analysis, now: int) -> bool:
     return not any(is_recent(mtime, now) for mtime in mtimes)
 
 
+# the head start serve() took (head_start), for the first Session on the same folders and settings
+_head: ServerWorkspace | None = None
+
+
+def head_start(folders: list[Path], config: Config) -> bool:
+    """serve()'s head start, before the protocol's modules are imported (half a second) and before any
+    thread exists: walk the folders initialize named and fork children on the skills whose place is
+    known, for the first index to take (Session). Whether it started."""
+    global _head
+    started = time.perf_counter()
+    workspace = ServerWorkspace(folders, config)
+    if not workspace.start_early():
+        log.debug("no head start (%.0f ms)", (time.perf_counter() - started) * 1000)
+        return False
+    _head = workspace
+    early = workspace.early.early if workspace.early is not None else None
+    log.debug("head start: %d skills given to %d child processes in %.0f ms", len(early.jobs) if early else 0,
+              workspace.early.forked if workspace.early is not None else 0, (time.perf_counter() - started) * 1000)
+    return True
+
+
+def _take_head_start(folders: list[Path], config: Config) -> ServerWorkspace | None:
+    """The head start, when it was taken for these folders and settings (else its children are stopped)."""
+    global _head
+    head, _head = _head, None
+    if head is None:
+        return None
+    if head.folders == [Path(os.path.abspath(folder)) for folder in folders] and head.settings == config:
+        return head
+    head.discard_early()
+    return None
+
+
+def editor_config(data: dict[str, object], base: Path) -> tuple[Config, list[str]]:
+    """The core's Config from the editor's skillLsp settings (initializationOptions or
+    workspace/configuration), and what was wrong with them."""
+    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
+    config, problems = parse_settings(core, base, camel=True)
+    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
+        config = replace(config, user_skills_dir=None)
+    return config, [problem.message for problem in problems]
+
+
 class Session:
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.dir_cache: DirCache = {}
-        self.workspace = ServerWorkspace(folders, self.settings.config)
+        self.workspace = _take_head_start(folders, self.settings.config) or ServerWorkspace(folders, self.settings.config)
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
         # the files with an unknown-name finding (a renamed skill may change its "did you mean")
@@ -286,6 +360,9 @@ class Session:
         if replacing:
             gc.collect()
         gc.freeze()
+        if trace.TRACE.enabled:  # SKILL_LSP_TRACE=1: where this analysis's time went, on stderr
+            trace.report()
+            trace.reset()
         log.debug(
             "analysed %d skills, %d agent definitions in %.0f ms (%d child processes)",
             len(model.skills), len(model.agents) + len(model.options) + len(model.definitions),
@@ -451,6 +528,11 @@ class Session:
                 if cached == parent or within(cached, changed):
                     self.dir_cache.pop(cached, None)
         return self.full_analysis()
+
+    def index_since(self, now_ns: int) -> int:
+        """When the disk was first read for the first index: now, or the head start's walk."""
+        walked = self.workspace.walked_at
+        return min(now_ns, walked) if walked is not None else now_ns
 
     def changed_since(self, since_ns: int) -> list[Path]:
         """The files and directories the model was built from (the walked directories, the files listed

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -35,7 +36,7 @@ needs_children = pytest.mark.skipif(forks.children_available() == 0,
                                     reason="children are forked on Linux with two cores or more")
 
 
-def many_skills(root: Path, count: int = 1200) -> dict[str, str]:
+def many_skills(root: Path, count: int = 1600) -> dict[str, str]:
     """count skills over three roots (a conventional one analysed early, one a Deck claims after the
     early start, one only the Deck places), a few with findings, and agents naming unknown skills."""
     files: dict[str, str] = {}
@@ -100,15 +101,28 @@ def forked(client: RawClient) -> list[int]:
     return counts
 
 
-@needs_children
-def test_the_forked_index_publishes_what_the_serial_one_does(tmp_path: Path, workspace: Path,
-                                                             _isolated_environment: Path) -> None:
+@pytest.fixture
+def serial_diagnostics(tmp_path: Path, workspace: Path, _isolated_environment: Path) -> dict[str, list[Message]]:
     with checked(start(tmp_path, _isolated_environment, SKILL_LSP_CHILDREN="0")) as serial:
         alone = index(serial, workspace)
         assert forked(serial) == [0]
+        assert "head start:" not in serial.stderr()
+    return alone
+
+
+@needs_children
+@pytest.mark.parametrize("first", ["initialize", "a notification"])
+def test_the_forked_index_publishes_what_the_serial_one_does(tmp_path: Path, workspace: Path, _isolated_environment: Path,
+                                                             serial_diagnostics: dict[str, list[Message]], first: str) -> None:
+    """With initialize first, the children start before the protocol is imported (the head start);
+    after another first message, once the first index has walked the tree."""
+    alone = serial_diagnostics
     with checked(start(tmp_path, _isolated_environment)) as client:
+        if first != "initialize":
+            client.notify("$/cancelRequest", {"id": 1})  # before initialize: dropped
         shared = index(client, workspace)
         assert forked(client)[0] >= 1, client.stderr()[-2000:]
+        assert ("head start:" in client.stderr()) == (first == "initialize")
     assert summary(shared) == summary(alone)
     codes = {str(item["code"]) for items in alone.values() for item in items}
     assert {"SK103", "SK108", "SK202", "AD101"} <= codes, codes
@@ -274,3 +288,36 @@ def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, monkeypatc
     assert any(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL for status in statuses), statuses
     assert shared.findings == alone.findings
     assert set(shared.model.skills if shared.model else ()) == set(alone.model.skills if alone.model else ())
+
+
+@needs_children
+def test_settings_the_client_serves_after_initialize_outrule_the_head_start(
+        tmp_path: Path, workspace: Path, _isolated_environment: Path) -> None:
+    """The head start analysed with initialize's settings; workspace/configuration then turns a rule
+    off: the children's analyses no longer hold, and none of them is published."""
+    with checked(start(tmp_path, _isolated_environment)) as client:
+
+        def pump(timeout: float) -> Message | None:
+            """RawClient's, answering workspace/configuration with settings of its own."""
+            try:
+                message: Message = client.messages.get(timeout=max(timeout, 0.001))
+            except queue.Empty:
+                return None
+            if "method" in message and "id" in message:
+                served = message["method"] == "workspace/configuration"
+                client.send({"jsonrpc": "2.0", "id": message["id"],
+                             "result": [{"debounce": 0, "ignore": ["SK103"]}] if served else None})
+            return message
+
+        client._pump = pump  # type: ignore[method-assign]
+        client.call("initialize", {
+            "processId": None, "rootUri": workspace.as_uri(),
+            "workspaceFolders": [{"uri": workspace.as_uri(), "name": workspace.name}],
+            "capabilities": {"workspace": {"configuration": True}}, "initializationOptions": {"debounce": 0},
+        }, timeout=60)
+        client.notify("initialized", {})
+        client.wait_for_index()
+        assert "head start:" in client.stderr()
+        published = final_diagnostics(client)
+    codes = {str(item["code"]) for items in published.values() for item in items}
+    assert "SK103" not in codes and {"SK108", "SK202", "AD101"} <= codes, codes
