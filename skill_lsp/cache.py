@@ -290,19 +290,22 @@ class Batch:
 
     def _child(self, sink: int) -> NoReturn:
         try:
+            sender = forks.Sender(sink)
             done: dict[int, list[Packed]] = {}
             while (index := forks.take_number(self.queue)) is not None:
                 if index >= self.count and not (self._receive() and index < self.count):
                     break  # what it took is then done by the parent
                 done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
                 if len(done) >= CHUNKS_PER_MESSAGE:
-                    forks.send_part(sink, done)
+                    sender.send(done)
                     done = {}
+                else:
+                    sender.flush()
             if done:
-                forks.send_part(sink, done)
+                sender.send(done)
         except BaseException:
             forks.fail()
-        forks.finish(sink)
+        sender.finish()
 
     def poll(self) -> None:
         """Take in what the children have streamed so far, without waiting."""

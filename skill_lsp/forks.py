@@ -165,6 +165,49 @@ def send_part(sink: int, data: object) -> None:
     write_all(sink, framed(data))
 
 
+class Sender:
+    """A child's stream to its parent that never keeps it from working: what the pipe cannot take now
+    (the parent is busy elsewhere: the server imports its protocol while the children of its head
+    start work) waits in memory, and goes at the next send or at the end (finish, which waits)."""
+
+    def __init__(self, sink: int) -> None:
+        self.sink = sink
+        self.backlog: list[bytes] = []
+        self.sent = 0  # of the backlog's first message
+        os.set_blocking(sink, False)
+
+    def send(self, data: object) -> None:
+        self.backlog.append(framed(data))
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the pipe takes without waiting."""
+        while self.backlog:
+            first = self.backlog[0]
+            try:
+                self.sent += os.write(self.sink, memoryview(first)[self.sent :])
+            except BlockingIOError:
+                return
+            if self.sent >= len(first):
+                self.backlog.pop(0)
+                self.sent = 0
+
+    def finish(self) -> NoReturn:
+        """Everything left, waiting for the parent to read it, then the end mark and exit."""
+        status = 1
+        try:
+            os.set_blocking(self.sink, True)
+            if self.backlog:
+                write_all(self.sink, memoryview(self.backlog[0])[self.sent :])
+                for message in self.backlog[1:]:
+                    write_all(self.sink, message)
+            status = 0
+        finally:
+            if status:
+                os._exit(status)
+        finish(self.sink)
+
+
 def read_framed(pipe: int) -> object | None:
     """(In a child) one framed message from its parent, waiting for it; None at the pipe's end. The
     parent's own data, so a plain unpickler (the parent reads its children with SafeUnpickler)."""
@@ -228,7 +271,7 @@ def finish(sink: int) -> NoReturn:
         os._exit(status)
 
 
-def write_all(sink: int, data: bytes) -> None:
+def write_all(sink: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(sink, view) :]
