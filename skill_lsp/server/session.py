@@ -43,6 +43,9 @@ log = logging.getLogger("skill_lsp.server")
 
 # files of the model answering requests while the first index runs (Session.preliminary_model)
 PRELIMINARY_FILES = 200
+# Seconds the head start may walk (the editor waits for initialize's answer meanwhile): 50,000 skills
+# take about one; a larger tree is walked by the first index as without a head start
+HEAD_START_WALK = 1.5
 # Seconds a file's timestamp may lag the wall clock: Linux stamps files with a clock that ticks once a
 # jiffy (at most 10 ms). A file system with coarser timestamps (FAT's 2 s) may hide a change made in
 # the first index's first second from changed_since; the editor's own saves still come as events.
@@ -93,6 +96,7 @@ class ServerWorkspace(Workspace):
         # the head start (start_early): its analyser, for the first build, and when its walk began
         self.early: Analyser | None = None
         self.walked_at: int | None = None
+        self.walk_deadline: float | None = None  # (time.monotonic()) a walk still going then stops
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
@@ -110,7 +114,7 @@ class ServerWorkspace(Workspace):
             limit = self.settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
             with phase("walk"):
                 near = sorted(self.overlays)
-                listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near)
+                listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near, self.walk_deadline)
             self._anchors[folder] = set(near)
             self._kept[folder] = keep
             self._listings[folder] = listing
@@ -128,11 +132,20 @@ class ServerWorkspace(Workspace):
     def start_early(self) -> bool:
         """The head start (see head_start): walk the folders and fork children on the skills whose place
         is known; the first build takes both. False (and nothing kept) when it would not pay."""
+        home = Path.home()
+        if any(folder == Path(folder.anchor) or within(home, folder) for folder in self.folders):
+            return False  # / or a home directory: a walk of seconds, and a bounded one
         self.walked_at = time.time_ns()
         self.analyser = Analyser(forks.children_available())
-        model, skill_paths, _, directories = self.gather()
+        self.walk_deadline = time.monotonic() + HEAD_START_WALK
+        try:
+            model, skill_paths, _, directories = self.gather()
+        finally:
+            self.walk_deadline = None
         self._cut = None
-        if self.bounded:  # the walk that counts starts from the open files, not known yet
+        # bounded, the walk that counts starts from the open files, not known yet; cut short by the
+        # deadline, it is not the whole tree
+        if self.bounded:
             self._listings.clear()
             self.bounded.clear()
             return False
