@@ -321,3 +321,25 @@ def test_settings_the_client_serves_after_initialize_outrule_the_head_start(
         published = final_diagnostics(client)
     codes = {str(item["code"]) for items in published.values() for item in items}
     assert "SK103" not in codes and {"SK108", "SK202", "AD101"} <= codes, codes
+
+
+@needs_children
+def test_a_head_start_whose_walk_outlasts_its_deadline_is_dropped(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tree too large to walk while the editor waits for initialize's answer: no head start, no child."""
+    from skill_lsp.config import Config
+    from skill_lsp.server import session as session_module
+
+    monkeypatch.setattr(session_module, "HEAD_START_WALK", -1.0)  # past its deadline from the start
+    assert not session_module.head_start([workspace], Config())
+    assert session_module._head is None and not forks._live
+    monkeypatch.setattr(session_module, "HEAD_START_WALK", 60.0)
+    assert session_module.head_start([workspace], Config())
+    assert forks._live
+    session = Session([workspace])
+    assert session.workspace.early is not None and session_module._head is None
+    session.full_analysis()
+    assert session.workspace.forked >= 1 and not forks._live  # the head start's children, reaped
+    monkeypatch.setenv(forks.CHILDREN_ENV, "0")
+    alone = Session([workspace])
+    alone.full_analysis()
+    assert session.findings == alone.findings
