@@ -577,6 +577,7 @@ class Session:
 
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
+        self.workspace.discard_early()  # a head start no build took: its children go
         self.workspace = ServerWorkspace(folders, self.settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
@@ -584,6 +585,7 @@ class Session:
     def set_settings(self, settings: Settings) -> set[Path]:
         self.settings = settings
         overlays = self.workspace.overlays
+        self.workspace.discard_early()
         self.workspace = ServerWorkspace(self.workspace.folders, settings.config)
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
