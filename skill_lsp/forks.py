@@ -49,6 +49,9 @@ _live: set[int] = set()
 # prctl(PR_SET_PDEATHSIG, SIGKILL), looked up before the first fork (ctypes is imported only then)
 _PR_SET_PDEATHSIG = 1
 _prctl: Any = None
+# The niceness children add to their parent's (the server's: on a busy machine its analysis thread,
+# which answers the editor's requests, comes before the children helping it)
+child_nice = 0
 
 
 def children_available() -> int:
@@ -112,6 +115,11 @@ def fork() -> tuple[int, int] | None:
             prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
         if os.getppid() != parent:  # the parent ended before the signal was asked for
             os._exit(1)
+        if child_nice:
+            try:
+                os.nice(child_nice)
+            except OSError:
+                pass
         # the forking thread is the child's main thread (CPython makes it so), where signal() works
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends a child quietly
         os.close(results)

@@ -24,6 +24,9 @@ def serve(args: argparse.Namespace) -> int:
     # stdout carries the protocol: every log line goes to stderr
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from .. import forks
+
+    forks.child_nice = CHILD_NICE
     stdin = None if args.tcp else _head_start()
     from .app import server
 
@@ -33,13 +36,15 @@ def serve(args: argparse.Namespace) -> int:
         server.start_io(stdin)
         # stdin closed: the client is gone. End now rather than wait for an analysis still running
         # on the worker thread; the status is what `exit` would give (0 only after shutdown).
-        from ..forks import stop_children
-
-        stop_children()  # the children of an analysis still running end with it
+        forks.stop_children()  # the children of an analysis still running end with it
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0 if getattr(server.protocol, "_shutdown", False) else 1)
     return 0
+
+
+# what the server's children add to its niceness (forks.child_nice)
+CHILD_NICE = 5
 
 
 def _head_start() -> BinaryIO | None:

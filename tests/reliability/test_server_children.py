@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from skill_lsp import cache, forks
+from skill_lsp.server import CHILD_NICE
 from skill_lsp.server.session import SINCE_MARGIN, Session
 
 from ..helpers import skill_md, write_files
@@ -152,6 +153,11 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _nice(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[16])
+
+
 def _wait_for_children(server: subprocess.Popen[bytes], timeout: float = 60) -> list[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -182,6 +188,8 @@ def test_no_child_outlives_the_server(tmp_path: Path, _isolated_environment: Pat
                                    "initializationOptions": {"debounce": 0}}, timeout=60)
         client.notify("initialized", {})
         children = _wait_for_children(client.process)
+        # below the server's analysis thread, which answers the editor, when the cores are contended
+        assert {_nice(child) for child in children} == {min(_nice(client.process.pid) + CHILD_NICE, 19)}
         if how == "exit":
             client.notify("exit")
         elif how == "parent process gone":
