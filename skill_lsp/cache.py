@@ -290,19 +290,22 @@ class Batch:
 
     def _child(self, sink: int) -> NoReturn:
         try:
+            sender = forks.Sender(sink)
             done: dict[int, list[Packed]] = {}
             while (index := forks.take_number(self.queue)) is not None:
                 if index >= self.count and not (self._receive() and index < self.count):
                     break  # what it took is then done by the parent
                 done[index] = [_pack(analyse_skill(*job)) for job in self._chunk(index)]
                 if len(done) >= CHUNKS_PER_MESSAGE:
-                    forks.send_part(sink, done)
+                    sender.send(done)
                     done = {}
+                else:
+                    sender.flush()
             if done:
-                forks.send_part(sink, done)
+                sender.send(done)
         except BaseException:
             forks.fail()
-        forks.finish(sink)
+        sender.finish()
 
     def poll(self) -> None:
         """Take in what the children have streamed so far, without waiting."""
@@ -466,6 +469,98 @@ class _EarlyJobs:
         return same
 
 
+def ready_for_children() -> None:
+    """Import now what a skill's analysis imports on its first use: a child forked from a threaded
+    process (the server) must import nothing, since another thread may hold a module's import lock
+    at the fork (forks.py says which locks a child leaves alone)."""
+    from .runtimes import runtime
+
+    runtime("agentdeck")
+
+
+class Analyser:
+    """The skill analyses of one workspace build, shared with forked children when there are many
+    (check's and the server's): those started early, on the skills whose place is known once the
+    tree is walked (start_early), and the final misses (analyse), which take the early analyses
+    that hold for them and add the rest to the same children's work where they can."""
+
+    def __init__(self, children: int) -> None:
+        self.children = children
+        # analyses started before the final jobs were known
+        self.early: Batch | None = None
+        self.batches: list[Batch] = []  # to stop, should the build end early
+        self.forked = 0  # children forked so far
+
+    def start_early(self, jobs: list[Job]) -> None:
+        """Children start on jobs while this process goes on (reading the Python files)."""
+        if len(jobs) >= PARALLEL_FROM and self.children:
+            self.early = self._batch(jobs, growing=True)
+
+    def poll(self) -> None:
+        """Take in what the early children have streamed so far (between this process's own files)."""
+        if self.early is not None:
+            self.early.poll()
+
+    def close(self) -> None:
+        """Stop and reap every child left (the build ended, or failed)."""
+        for batch in self.batches:
+            batch.close()
+        self.batches = []
+        self.early = None
+
+    def _batch(self, jobs: list[Job], growing: bool = False) -> Batch:
+        children = self.children if len(jobs) >= PARALLEL_FROM else 0
+        if children:
+            ready_for_children()
+        batch = Batch(jobs, children, growing)
+        self.forked += len(batch.streams)
+        self.batches.append(batch)
+        return batch
+
+    def analyse(self, misses: list[Job], take: Callable[[SkillJob, Analysis], None]) -> dict[str, Analysis]:
+        """The misses' analyses, by their path's text (a string keeps its hash; a Path computes it on
+        first use): those started early for the same job, the rest now. take(job, analysis) is
+        called with the final job for each as soon as it is here."""
+        held, rest = _EarlyJobs(self.early.jobs if self.early is not None else []).split(misses)
+        # the rest start now, beside what is left of the early ones: added to the early batch where
+        # it can grow, else in a batch of their own
+        grown: set[int] = set()
+        if rest and self.early is not None and self.early.grow(rest):
+            grown = {id(job) for job in rest}
+            rest = []
+        if self.early is not None:
+            # before any other fork: a child holding the early queue's write end would keep it from
+            # ever reading as ended
+            self.early.seal()
+        batch = self._batch(rest) if rest else None
+        analysed: dict[str, Analysis] = {}
+
+        def early_chunk(jobs: list[Job], results: list[Analysis]) -> None:
+            for item, result in zip(jobs, results, strict=True):
+                job = item[0]
+                text = str(job.path)
+                if id(item) in grown:  # a final job itself
+                    analysed[text] = result
+                    take(job, result)
+                    continue
+                final = held.get(text)
+                if final is not None:  # it holds for the final job
+                    analysed[text] = result
+                    take(final, result)
+
+        def rest_chunk(jobs: list[Job], results: list[Analysis]) -> None:
+            for (job, _, _), result in zip(jobs, results, strict=True):
+                analysed[str(job.path)] = result
+                take(job, result)
+
+        if self.early is not None:
+            # between its own chunks this process also takes in what the rest's children streamed
+            self.early.results(early_chunk, batch.poll if batch is not None else None)
+        if batch is not None:
+            batch.results(rest_chunk)
+        return analysed
+
+
 class CachedWorkspace(Workspace):
     """A workspace for one `check` run: file analyses come from the cache when still valid."""
 
@@ -475,9 +570,7 @@ class CachedWorkspace(Workspace):
         self.cache_file = location / f"{folders_key(self.folders)}.pickle" if location is not None else None
         self.started = time.time_ns()
         self.children = self.walk_helpers = forks.children_available()
-        # analyses started before the final jobs were known (see prepare)
-        self.early: Batch | None = None
-        self.batches: list[Batch] = []  # to stop, should the run end early
+        self.analyser = Analyser(self.children)
         self.old = Store()
         self.new = Store()
         # something was analysed again, so the cache on disk is out of date
@@ -491,10 +584,8 @@ class CachedWorkspace(Workspace):
         try:
             return super().build()
         finally:
-            for batch in self.batches:
-                batch.close()
-            self.batches = []
-            self.early = None
+            self.analyser.close()
+            self.analyser = Analyser(self.children)
 
     def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
         """A cold run of a large workspace: child processes start on the skills whose place is already
@@ -504,13 +595,7 @@ class CachedWorkspace(Workspace):
         with phase("start workers"):
             jobs = [(job, model.config_for(job.path, self.settings), self.cache_file is not None)
                     for job in self.speculative_jobs(model, skill_paths, directories)]
-            if len(jobs) >= PARALLEL_FROM:
-                self.early = self._batch(jobs, growing=True)
-
-    def _batch(self, jobs: list[Job], growing: bool = False) -> Batch:
-        batch = Batch(jobs, self.children if len(jobs) >= PARALLEL_FROM else 0, growing)
-        self.batches.append(batch)
-        return batch
+            self.analyser.start_early(jobs)
 
     def _recent(self, mtime_ns: int | None) -> bool:
         return is_recent(mtime_ns, self.started)
@@ -534,8 +619,8 @@ class CachedWorkspace(Workspace):
             parsed: dict[Path, PySource | str] = {}
             for number, path in enumerate(misses, 1):
                 parsed[path] = parse_python_file(path)
-                if self.early is not None and number % 32 == 0:
-                    self.early.poll()  # take in what the child has analysed so far
+                if number % 32 == 0:
+                    self.analyser.poll()  # take in what the child has analysed so far
             for path, folder, stamp, known_source in placed:
                 result = known_source if known_source is not None else parsed[path]
                 if isinstance(result, str):  # skipped, and the CLI says why
@@ -585,7 +670,7 @@ class CachedWorkspace(Workspace):
                     hash(job.path)  # a Path keeps its hash: the model's dict below then only looks it up
                     made[str(job.path)] = self.analysed_entry(job, result[0], result[1])
 
-            analysed = self._analyse(misses, take)
+            analysed = self.analyser.analyse(misses, take)
             for job, stamp, context_index, record in placed:  # the model takes the entries in the jobs' order
                 text = str(job.path)
                 facts: SkillFacts
@@ -610,49 +695,6 @@ class CachedWorkspace(Workspace):
         if not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
             self.new.skills[key] = (stamp[0], stamp[1], context_index, facts.name, facts.name_span_raw,
                                     facts.first_line_raw, facts.ignores, findings, deps, facts.description)
-
-    def _analyse(self, misses: list[Job], take: Callable[[SkillJob, Analysis], None]) -> dict[str, Analysis]:
-        """The misses' analyses, by their path's text (a string keeps its hash; a Path computes it on
-        first use): those started early for the same job, the rest now. take(job, analysis) is
-        called with the final job for each as soon as it is here."""
-        held, rest = _EarlyJobs(self.early.jobs if self.early is not None else []).split(misses)
-        # the rest start now, beside what is left of the early ones: added to the early batch where
-        # it can grow, else in a batch of their own
-        grown: set[int] = set()
-        if rest and self.early is not None and self.early.grow(rest):
-            grown = {id(job) for job in rest}
-            rest = []
-        if self.early is not None:
-            # before any other fork: a child holding the early queue's write end would keep it from
-            # ever reading as ended
-            self.early.seal()
-        batch = self._batch(rest) if rest else None
-        analysed: dict[str, Analysis] = {}
-
-        def early_chunk(jobs: list[Job], results: list[Analysis]) -> None:
-            for item, result in zip(jobs, results, strict=True):
-                job = item[0]
-                text = str(job.path)
-                if id(item) in grown:  # a final job itself
-                    analysed[text] = result
-                    take(job, result)
-                    continue
-                final = held.get(text)
-                if final is not None:  # it holds for the final job
-                    analysed[text] = result
-                    take(final, result)
-
-        def rest_chunk(jobs: list[Job], results: list[Analysis]) -> None:
-            for (job, _, _), result in zip(jobs, results, strict=True):
-                analysed[str(job.path)] = result
-                take(job, result)
-
-        if self.early is not None:
-            # between its own chunks this process also takes in what the rest's children streamed
-            self.early.results(early_chunk, batch.poll if batch is not None else None)
-        if batch is not None:
-            batch.results(rest_chunk)
-        return analysed
 
     # -- the whole outcome ------------------------------------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -337,11 +338,13 @@ class Bounded:
     directories_left: int  # seen and never listed
 
 
-def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[Path]) -> tuple[Listing, Bounded | None]:
+def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[Path],
+                 deadline: float | None = None) -> tuple[Listing, Bounded | None]:
     """The files of interest under folder, about limit of them (the directory that reaches the limit
     is listed whole): first the directories of the paths near (the open files) and what is below
     them, then each of their parents' in turn, the folder last. Bounded says where it stopped, None
-    when the whole folder was walked."""
+    when the whole folder was walked; a walk still under way at deadline (time.monotonic()) stops
+    there too, as if at the limit (the server's head start does not wait for a huge tree)."""
     root = str(folder)
     anchors: list[str] = []
     for path in near:
@@ -357,7 +360,8 @@ def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[
     for anchor in anchors:
         if not os.path.isdir(anchor):
             continue
-        walker = _Walker(folder, exclude, 0, start=anchor, skip=frozenset(walked), limit=limit - _count(found))
+        walker = _Walker(folder, exclude, 0, start=anchor, skip=frozenset(walked), limit=limit - _count(found),
+                         deadline=deadline)
         walker.run()
         found.merge(walker.found)
         walked.add(anchor)
@@ -373,13 +377,14 @@ def _count(found: _Found) -> int:
 class _Walker:
     def __init__(self, folder: Path, exclude: tuple[str, ...], helpers: int,
                  meanwhile: Callable[[], object] | None = None, *, start: str | None = None,
-                 skip: frozenset[str] = frozenset(), limit: int | None = None) -> None:
+                 skip: frozenset[str] = frozenset(), limit: int | None = None, deadline: float | None = None) -> None:
         self.folder = folder
         # a bounded walk (walk_nearest, never forked): where it starts below folder, the directories
         # walked already, the files it may add, and the directories it left when it stopped
         self.start = start
         self.skip = skip
         self.limit = limit
+        self.deadline = deadline
         self.left = 0
         self.exclude = exclude
         self.helpers = helpers
@@ -422,9 +427,9 @@ class _Walker:
         # follows lexically until a symlink is crossed
         start = self.start or root
         stack: list[tuple[str, str, bool] | _Claims] = [(start, os.path.realpath(start) if self.start else real_root, False)]
-        limit = self.limit
+        limit, deadline = self.limit, self.deadline
         while stack:
-            if limit is not None and _count(found) >= limit:
+            if (limit is not None and _count(found) >= limit) or (deadline is not None and time.monotonic() > deadline):
                 self.left = len(stack)
                 break
             item = stack.pop()

@@ -7,6 +7,23 @@ with os._exit: never the parent's exit handlers, buffers or cleanup. What it sen
 class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
 The other way, a parent may send a child work it placed after the fork (read_framed): its own data.
 Work is shared out through pipes of numbers (numbers, take_number).
+
+Children never outlive the process that forked them: each asks the kernel for SIGKILL when its
+parent ends (PR_SET_PDEATHSIG, set in the child before it does anything else), and stop_children
+kills those still running when the process ends on purpose (the server's exit).
+
+The server forks twice over: before any thread exists (its head start, server/early.py: the children
+of the first index, forked from the main thread) and later from its analysis thread, which lives as
+long as the process (the death signal is sent when the forking thread ends).
+
+Forking a threaded process (the server's analysis thread): the child holds only the
+forking thread, and any lock another thread held at the fork stays held in it forever. So a child
+touches none that another thread may hold: it never writes stdout or stderr (the protocol's writer
+and its lock belong to the parent's event loop; fork() flushes both before forking, and os._exit
+leaves the child's copies of the buffers unwritten), never logs (nothing in the analysis does), and
+imports nothing (every module a skill's analysis uses is imported before the server forks:
+`cache.ready_for_children`). CPython itself takes the global import lock around os.fork, and
+re-creates the GIL and the threading module's state in the child.
 """
 
 from __future__ import annotations
@@ -17,11 +34,24 @@ import pickle
 import signal
 import struct
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .outcome import SafeUnpickler
 
 Child = tuple[int, int]  # pid, the read end of its results pipe
+
+# Limits the children of a batch or a walk (a number; 0: none, every analysis in this process).
+CHILDREN_ENV = "SKILL_LSP_CHILDREN"
+
+# pids forked and not yet reaped (stop_children kills them); a pid leaves the set before it is reaped,
+# so a pid here is never one the system has given to another process since
+_live: set[int] = set()
+# prctl(PR_SET_PDEATHSIG, SIGKILL), looked up before the first fork (ctypes is imported only then)
+_PR_SET_PDEATHSIG = 1
+_prctl: Any = None
+# The niceness children add to their parent's (the server's: on a busy machine its analysis thread,
+# which answers the editor's requests, comes before the children helping it)
+child_nice = 0
 
 
 def children_available() -> int:
@@ -31,7 +61,33 @@ def children_available() -> int:
     if sys.platform != "linux":
         return 0
     cores = len(os.sched_getaffinity(0))
-    return max(0, min(cores - 1, 3))
+    available = max(0, min(cores - 1, 3))
+    limit = os.environ.get(CHILDREN_ENV, "").strip()
+    if limit.isdigit():
+        available = min(available, int(limit))
+    return available
+
+
+def stop_children() -> None:
+    """Kill every child still running (the process is about to end): from any thread, at any time."""
+    for pid in list(_live):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _death_signal() -> Any:
+    """libc's prctl, found once in the parent (a child must not import: see the module docstring)."""
+    global _prctl
+    if _prctl is None:
+        try:
+            import ctypes
+
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (ImportError, OSError, AttributeError):
+            _prctl = False
+    return _prctl
 
 
 def fork() -> tuple[int, int] | None:
@@ -39,6 +95,8 @@ def fork() -> tuple[int, int] | None:
     write end); None when no process (or pipe) can be had."""
     sys.stdout.flush()
     sys.stderr.flush()
+    prctl: Any = _death_signal() if sys.platform == "linux" else False
+    parent = os.getpid()
     try:
         results, sink = os.pipe()
     except OSError:
@@ -50,9 +108,23 @@ def fork() -> tuple[int, int] | None:
         os.close(sink)
         return None
     if pid == 0:
+        _live.clear()  # the parent's other children are not this one's to stop
+        # killed when the parent ends, however it ends (the kernel sends it when the thread that
+        # forked ends: the server forks from its analysis thread, which lives as long as the process)
+        if prctl:
+            prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the parent ended before the signal was asked for
+            os._exit(1)
+        if child_nice:
+            try:
+                os.nice(child_nice)
+            except OSError:
+                pass
+        # the forking thread is the child's main thread (CPython makes it so), where signal() works
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends a child quietly
         os.close(results)
         return 0, sink
+    _live.add(pid)
     os.close(sink)
     return pid, results
 
@@ -99,6 +171,49 @@ def framed(data: object) -> bytes:
 def send_part(sink: int, data: object) -> None:
     """Stream one message to the parent (a child goes on working afterwards)."""
     write_all(sink, framed(data))
+
+
+class Sender:
+    """A child's stream to its parent that never keeps it from working: what the pipe cannot take now
+    (the parent is busy elsewhere: the server imports its protocol while the children of its head
+    start work) waits in memory, and goes at the next send or at the end (finish, which waits)."""
+
+    def __init__(self, sink: int) -> None:
+        self.sink = sink
+        self.backlog: list[bytes] = []
+        self.sent = 0  # of the backlog's first message
+        os.set_blocking(sink, False)
+
+    def send(self, data: object) -> None:
+        self.backlog.append(framed(data))
+        self.flush()
+
+    def flush(self) -> None:
+        """Write what the pipe takes without waiting."""
+        while self.backlog:
+            first = self.backlog[0]
+            try:
+                self.sent += os.write(self.sink, memoryview(first)[self.sent :])
+            except BlockingIOError:
+                return
+            if self.sent >= len(first):
+                self.backlog.pop(0)
+                self.sent = 0
+
+    def finish(self) -> NoReturn:
+        """Everything left, waiting for the parent to read it, then the end mark and exit."""
+        status = 1
+        try:
+            os.set_blocking(self.sink, True)
+            if self.backlog:
+                write_all(self.sink, memoryview(self.backlog[0])[self.sent :])
+                for message in self.backlog[1:]:
+                    write_all(self.sink, message)
+            status = 0
+        finally:
+            if status:
+                os._exit(status)
+        finish(self.sink)
 
 
 def read_framed(pipe: int) -> object | None:
@@ -164,7 +279,7 @@ def finish(sink: int) -> NoReturn:
         os._exit(status)
 
 
-def write_all(sink: int, data: bytes) -> None:
+def write_all(sink: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(sink, view) :]
@@ -216,6 +331,7 @@ class Stream:
     def _close(self) -> None:
         self.closed = True
         os.close(self.pipe)
+        _live.discard(self.pid)
         try:
             os.waitpid(self.pid, 0)
         except OSError:

@@ -650,6 +650,21 @@ class Workspace:
     # -- building ------------------------------------------------------------
 
     def build(self) -> Model:
+        model, skill_paths, python_paths, directories = self.gather()
+        try:
+            self.prepare(model, skill_paths, directories)
+            self.load_pythons(model, python_paths)
+            with phase("build model"):
+                self.builder = _Builder(self, model, directories)
+                self.builder.run(skill_paths)
+        finally:
+            self._cut = None
+        self.model = model
+        return model
+
+    def gather(self) -> tuple[Model, list[tuple[Path, Path]], list[tuple[Path, Path]], set[str]]:
+        """A build's first step: the folders walked, their pyproject.toml files read, and the skill and
+        code files to read (with their folders), open buffers and the user's subagents included."""
         model = Model(folders=self.folders)
         skill_paths: list[tuple[Path, Path]] = []
         python_paths: list[tuple[Path, Path]] = []
@@ -689,17 +704,7 @@ class Workspace:
                 skill_paths.append((path, folder))
             elif is_code_path(path):
                 python_paths.append((path, folder))
-
-        try:
-            self.prepare(model, skill_paths, directories)
-            self.load_pythons(model, python_paths)
-            with phase("build model"):
-                self.builder = _Builder(self, model, directories)
-                self.builder.run(skill_paths)
-        finally:
-            self._cut = None
-        self.model = model
-        return model
+        return model, skill_paths, python_paths, directories
 
     def cut_skill_paths(self, skill_paths: list[tuple[Path, Path]]) -> list[tuple[str, str, str]]:
         """Each skill path's text, its root's text (the directory above its directory) and its name:

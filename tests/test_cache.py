@@ -213,25 +213,27 @@ def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Pr
             f"s-{number:02d}" if number % 9 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
     alone = _alone_then_forking(project, monkeypatch, files)
     monkeypatch.setattr(cache_module, "CHUNKS_PER_MESSAGE", 2)
-    real_send = forks.send_part
+    real_send = forks.Sender.send
     sent: list[int] = []
 
-    def dying_send(sink: int, data: object) -> None:  # runs in the child
+    def dying_send(self: forks.Sender, data: object) -> None:  # runs in the child
         if death == "before any message":
             os._exit(1)
         if death == "no death, a malformed message first" and not sent:
             # wrong chunk numbers, a chunk of the wrong length, items that are not analyses
-            real_send(sink, {10**6: [], -1: [], "x": [], 0: [1, 2, 3], 1: ["a", (1, 2)], 2: "not a list"})
+            real_send(self, {10**6: [], -1: [], "x": [], 0: [1, 2, 3], 1: ["a", (1, 2)], 2: "not a list"})
         elif death == "half-way through a message":
             payload = b"\xff\x00\x00\x00" + b"x" * 10  # says 255 bytes follow, sends 10
-            os.write(sink, payload)
+            os.write(self.sink, payload)
             os._exit(1)
-        real_send(sink, data)
+        real_send(self, data)
         sent.append(1)
         if len(sent) == 1 and death == "after its first message":
+            os.set_blocking(self.sink, True)
+            self.flush()  # the message whole in the pipe, then the child dies
             os._exit(1)
 
-    monkeypatch.setattr(forks, "send_part", dying_send)
+    monkeypatch.setattr(forks.Sender, "send", dying_send)
     streamed: list[int] = []
     real_take_in = cache_module.Batch._take_in
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import BinaryIO, cast
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,15 +24,51 @@ def serve(args: argparse.Namespace) -> int:
     # stdout carries the protocol: every log line goes to stderr
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from .. import forks
+
+    forks.child_nice = CHILD_NICE
+    stdin = None if args.tcp else _head_start()
     from .app import server
 
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
-        server.start_io()
+        server.start_io(stdin)
         # stdin closed: the client is gone. End now rather than wait for an analysis still running
         # on the worker thread; the status is what `exit` would give (0 only after shutdown).
+        forks.stop_children()  # the children of an analysis still running end with it
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0 if getattr(server.protocol, "_shutdown", False) else 1)
     return 0
+
+
+# what the server's children add to its niceness (forks.child_nice)
+CHILD_NICE = 5
+
+
+def _head_start() -> BinaryIO | None:
+    """On stdio, where children can be forked: read the first message before pygls is imported and,
+    when it is initialize, start the first index's children on its folders (server/early.py). The
+    stdin pygls then reads (every byte read here first), or None when nothing was read."""
+    from .. import forks
+
+    if not forks.children_available():
+        return None
+    from . import early
+
+    stream = sys.stdin.buffer
+    ahead, body = early.read_first_frame(stream)
+    found = early.initialize_folders(body) if body is not None else None
+    if found is not None:
+        folders, options = found
+        try:
+            from ..config import Config
+            from .session import editor_config, head_start
+
+            # the settings on_initialize derives from the same options (app.parse_options)
+            config = editor_config(options, folders[0])[0] if isinstance(options, dict) else Config()
+            head_start(folders, config)
+        except Exception:  # the first index does it all, as without a head start
+            forks.stop_children()
+    return cast(BinaryIO, early.Replay(ahead, stream))  # pygls calls its readline and read only

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 from urllib.parse import unquote
@@ -23,9 +23,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
-from .. import __version__
+from .. import __version__, forks
 from ..codefiles import is_code_path
-from ..config import parse_settings, user_agents_dir
+from ..config import user_agents_dir
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename, is_user_agent_path, real_path_in
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
@@ -38,7 +38,7 @@ from . import features
 from .convert import Lines, diagnostic, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
-from .session import NearIndex, Session, Settings
+from .session import NearIndex, Session, Settings, editor_config
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
@@ -98,13 +98,8 @@ def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
         settings.debounce_ms = int(debounce)
     else:
         problems.append(f"skillLsp.debounce must be a number of milliseconds (0-60000), got {debounce!r}")
-    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
-    config, config_problems = parse_settings(core, base, camel=True)
-    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
-        config = replace(config, user_skills_dir=None)
-    settings.config = config
-    problems += [problem.message for problem in config_problems]
-    return settings, problems
+    settings.config, config_problems = editor_config(data, base)
+    return settings, problems + config_problems
 
 
 @dataclass
@@ -475,20 +470,40 @@ class SkillLanguageServer(LanguageServer):
         self.pull_mode = True
         await self.run(self.clear_pushed)
 
-    def watch_workspace(self) -> None:
+    def watch_workspace(self, since: int | None = None) -> None:
         """Watch the folders ourselves when the client does not report file changes. Scheduling a
-        recursive watch walks the tree (seconds on a home directory): on a thread of its own."""
-        if self.client_watches or self.session is None:
+        recursive watch walks the tree (seconds on a home directory): on a thread of its own. since
+        (time.time_ns()): the watch starts after the model was built from the disk as of then; once
+        it runs, what changed since is analysed as if the watcher had seen it."""
+        if self.client_watches or self.session is None or getattr(self.protocol, "_shutdown", False):
             return
         if self.watcher is not None:
             self.watcher.stop()
         loop = asyncio.get_running_loop()
+        session = self.session
 
         def changed(paths: list[Path]) -> None:
             loop.call_soon_threadsafe(self.files_changed, paths)
 
-        self.watcher = WorkspaceWatcher(list(self.session.folders), changed)
-        threading.Thread(target=self.watcher.start, name="skill-lsp-watch", daemon=True).start()
+        async def catch_up(since: int) -> None:
+            try:
+                # on the worker thread, between analyses (it reads the workspace they build)
+                paths = await self.run(session.changed_since, since)
+            except Exception:
+                log.exception("could not compare the workspace with its index")
+                return
+            if paths:
+                log.info("%d paths changed while the workspace was indexed", len(paths))
+                self.files_changed(paths)
+
+        watcher = self.watcher = WorkspaceWatcher(list(session.folders), changed)
+
+        def start() -> None:
+            watcher.start()  # the watches are in place once this returns
+            if since is not None:
+                asyncio.run_coroutine_threadsafe(catch_up(since), loop)
+
+        threading.Thread(target=start, name="skill-lsp-watch", daemon=True).start()
 
     def files_changed(self, paths: list[Path]) -> None:
         """Files created, changed or deleted on disk: analysed with whatever else comes in the next
@@ -596,10 +611,11 @@ async def on_initialized(ls: SkillLanguageServer, params: types.InitializedParam
             ls.client_watches = True
         except Exception as error:  # a client that refuses: the server watches the disk itself
             log.info("the client does not watch files (%s); watching them from the server", error)
-    # watch before indexing, so that nothing changed on disk during or right after the index is missed
-    ls.ensure_session()
-    ls.watch_workspace()
+    # The server's own watcher starts once the first index is done: setting up a recursive watch walks
+    # the tree again, in Python, beside the index. What changed on disk meanwhile is caught up then.
+    since = ls.ensure_session().index_since(time.time_ns())  # (the head start walked before)
     await initial_index(ls)
+    ls.watch_workspace(since)
 
 
 async def fetch_configuration(ls: SkillLanguageServer) -> None:
@@ -675,7 +691,9 @@ def on_exit(ls: SkillLanguageServer, params: None) -> None:
 
 def end_process(code: int) -> None:
     """End the process now, whatever the worker thread is doing: a parse in progress stops at its
-    next read (it holds the GIL between reads), and nothing waits for the analysis to finish."""
+    next read (it holds the GIL between reads), and nothing waits for the analysis to finish. The
+    children a large analysis forked are killed first (they would also get the kernel's death signal)."""
+    forks.stop_children()
     abandon_parses()
     try:
         sys.stdout.flush()

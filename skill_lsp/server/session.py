@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..cache import Context, Deps, analyse_skill, analysis_context, deps_hold, file_stamp
+from .. import cache, forks, trace
+from ..cache import Analyser, Context, Deps, Job, analysis_context, deps_hold, file_stamp
 from ..codefiles import is_code_path
-from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, walk_exclude
+from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, parse_settings, walk_exclude
 from ..discovery import (
     Bounded,
     Listing,
@@ -45,6 +46,14 @@ log = logging.getLogger("skill_lsp.server")
 PRELIMINARY_FILES = 100
 # skills analysed between two progress reports of a large index
 PROGRESS_EVERY = 500
+# Seconds the head start may walk (the editor waits for initialize's answer meanwhile, and a walk cut
+# short is wasted): 10,000 skills take 0.17-0.3 s on a busy 2-core machine; a larger tree (or one over
+# the file limit, whose walk must start from the open files) is walked by the first index alone
+HEAD_START_WALK = 0.6
+# Seconds a file's timestamp may lag the wall clock: Linux stamps files with a clock that ticks once a
+# jiffy (at most 10 ms). A file system with coarser timestamps (FAT's 2 s) may hide a change made in
+# the first index's first second from changed_since; the editor's own saves still come as events.
+SINCE_MARGIN = 0.05
 
 
 @dataclass
@@ -74,11 +83,24 @@ class ServerWorkspace(Workspace):
     """The server's files. A SKILL.md that is not open keeps only its facts and the findings of its own
     rules, as `check`'s cache does (the same analysis, cache.analyse_skill): its parse is dropped once
     analysed and read again when a feature needs it, so 10,000 skills do not hold 10,000 parses. The
-    analyses serve the next models while still valid."""
+    analyses serve the next models while still valid.
+
+    A build that analyses many skills (the first index, a new folder or new settings) shares them
+    with forked children as `check` does (cache.Analyser): on Linux, from cache.PARALLEL_FROM skills
+    on, one child per core but one (SKILL_LSP_CHILDREN lowers that), started on the skills whose place
+    is known while this process parses the Python files. forks.py says why forking the server's
+    analysis thread is safe; the children end with the server (forks.stop_children, and the kernel's
+    death signal)."""
 
     def __init__(self, folders: list[Path], settings: Config) -> None:
         super().__init__(folders, settings)
         self._analyses: dict[Path, _Analysis] = {}
+        self.analyser = Analyser(0)  # a build's (see build)
+        self.forked = 0  # the child processes the last build forked
+        # the head start (start_early): its analyser, for the first build, and when its walk began
+        self.early: Analyser | None = None
+        self.walked_at: int | None = None
+        self.walk_deadline: float | None = None  # (time.monotonic()) a walk still going then stops
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
@@ -103,7 +125,7 @@ class ServerWorkspace(Workspace):
             limit = self.settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
             with phase("walk"):
                 near = sorted(self.overlays)
-                listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near)
+                listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near, self.walk_deadline)
             self._anchors[folder] = set(near)
             self._kept[folder] = keep
             self._listings[folder] = listing
@@ -120,39 +142,139 @@ class ServerWorkspace(Workspace):
         walk may have stopped before its neighbours (its skills root) were reached."""
         return any(within(path, folder) and path not in self._anchors.get(folder, ()) for folder in self.bounded)
 
+    def start_early(self) -> bool:
+        """The head start (see head_start): walk the folders and fork children on the skills whose place
+        is known; the first build takes both. False (and nothing kept) when it would not pay."""
+        home = Path.home()
+        if any(folder == Path(folder.anchor) or within(home, folder) for folder in self.folders):
+            return False  # / or a home directory: a walk of seconds, and a bounded one
+        self.walked_at = time.time_ns()
+        self.analyser = Analyser(forks.children_available())
+        self.walk_deadline = time.monotonic() + HEAD_START_WALK
+        try:
+            model, skill_paths, _, directories = self.gather()
+        finally:
+            self.walk_deadline = None
+        self._cut = None
+        # bounded, the walk that counts starts from the open files, not known yet; cut short by the
+        # deadline, it is not the whole tree
+        if self.bounded:
+            self._listings.clear()
+            self.bounded.clear()
+            return False
+        self.prepare(model, skill_paths, directories)
+        if self.analyser.early is None:
+            return False
+        self.early, self.analyser = self.analyser, Analyser(0)
+        return True
+
+    def rescan(self) -> None:
+        if self.early is None:  # the head start's walk serves the first build
+            super().rescan()
+
+    def discard_early(self) -> None:
+        if self.early is not None:
+            self.early.close()
+            self.early = None
+
+    def build(self) -> Model:
+        early, self.early = self.early, None
+        self.analyser = early if early is not None else Analyser(forks.children_available())
+        try:
+            return super().build()
+        finally:
+            self.forked = self.analyser.forked
+            self.analyser.close()  # no child outlives the build, whatever ended it
+            self.analyser = Analyser(0)
+
+    def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
+        """A build with no analysis to reuse (the first index): children start on the skills whose place
+        is known already while this process parses the Python files (load_skills takes the early
+        analyses that hold for the final jobs)."""
+        if (len(skill_paths) < cache.PARALLEL_FROM or self._analyses or not self.analyser.children
+                or self.analyser.early is not None):  # (started by the head start already)
+            return
+        with phase("start workers"):
+            jobs: list[Job] = [(job, model.config_for(job.path, self.settings), True)
+                               for job in self.speculative_jobs(model, skill_paths, directories)
+                               if job.path not in self.overlays]
+            self.analyser.start_early(jobs)
+
+    def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
+        with phase("parse python"):
+            for start in range(0, len(python_paths), _POLL_EVERY):
+                self._load_pythons(model, python_paths[start : start + _POLL_EVERY])
+                self.analyser.poll()  # take in what the children analysed meanwhile (their pipes stay free)
+
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
         kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
         with phase("parse skills"):
-            for number, job in enumerate(jobs):
-                if self.report is not None and number % PROGRESS_EVERY == 0 and len(jobs) > PROGRESS_EVERY:
-                    self.report(f"analysing skills: {number:,} of {len(jobs):,}", number * 100 // len(jobs))
+            # each job with its stamp and context, and its analysis when the one known still holds
+            placed: list[tuple[SkillJob, tuple[int, int] | None, Context, _Analysis | None]] = []
+            misses: list[Job] = []
+            # a context by the identity of its parts: there are a handful, and making one per skill
+            # cost more than the lookup
+            contexts: dict[tuple[object, ...], Context] = {}
+            for job in jobs:
                 if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
-                    self._load_skills(model, [job])
+                    placed.append((job, None, (), None))
                     continue
                 config = model.config_for(job.path, self.settings)
-                context = analysis_context(job, config)
-                stamp = file_stamp(job.path)
+                identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
+                context = contexts.get(identity)
+                if context is None:
+                    context = contexts[identity] = analysis_context(job, config)
+                stamp = file_stamp(job.path)  # before the file is read: a later change then shows
                 known = self._analyses.get(job.path)
                 if known is None or known.stamp != stamp or known.context != context or not deps_hold(known.deps):
-                    result = analyse_skill(job, config, self.with_deps)
+                    misses.append((job, config, self.with_deps))
+                    known = None
+                placed.append((job, stamp, context, known))
+            analysed = self.analyser.analyse(misses, self._progress(len(misses))) if misses else {}
+            now = time.time_ns()
+            for job, stamp, context, known in placed:  # the model takes the entries in the jobs' order
+                if job.path in self.overlays:
+                    self._load_skills(model, [job])
+                    continue
+                if known is None:
+                    result = analysed[str(job.path)]
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
                         continue
                     known = _Analysis(stamp, context, *result)
                 # not kept when changed within the clock's granularity: a later change may not move its mtime
-                if _settled(known):
+                if _settled(known, now):
                     kept[job.path] = known
                 model.skills[job.path] = self.analysed_entry(job, known.facts, known.findings)
         self._analyses = kept
+
+    def _progress(self, total: int) -> Callable[[SkillJob, cache.Analysis], None]:
+        """What the analyser calls as each analysis arrives (the model takes them all at the end, in
+        the jobs' order): every PROGRESS_EVERY of a large index, it says how far it is."""
+        done = 0
+
+        def arrived(job: SkillJob, result: cache.Analysis) -> None:
+            nonlocal done
+            done += 1
+            if self.report is not None and total > PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
+                self.report(f"analysing skills: {done:,} of {total:,}", done * 100 // total)
+
+        return arrived
 
     def forget(self, path: Path) -> None:
         super().forget(path)
         self._analyses.pop(path, None)
 
 
-def _settled(analysis: _Analysis) -> bool:
-    """Kept only when nothing it depends on changed within the clock's granularity, as in check's cache."""
-    now = time.time_ns()
+# Python files parsed between two looks at what the children sent
+_POLL_EVERY = 32
+
+
+
+
+def _settled(analysis: _Analysis, now: int) -> bool:
+    """Kept only when nothing it depends on changed within the clock's granularity (as of now), as in
+    check's cache."""
     mtimes = [mtime for _, mtime in analysis.deps]
     if analysis.stamp is not None:
         mtimes.append(analysis.stamp[1])
@@ -208,11 +330,55 @@ class NearIndex:
         return self.workspace.build()
 
 
+# the head start serve() took (head_start), for the first Session on the same folders and settings
+_head: ServerWorkspace | None = None
+
+
+def head_start(folders: list[Path], config: Config) -> bool:
+    """serve()'s head start, before the protocol's modules are imported (half a second) and before any
+    thread exists: walk the folders initialize named and fork children on the skills whose place is
+    known, for the first index to take (Session). Whether it started."""
+    global _head
+    started = time.perf_counter()
+    workspace = ServerWorkspace(folders, config)
+    if not workspace.start_early():
+        log.debug("no head start (%.0f ms)", (time.perf_counter() - started) * 1000)
+        return False
+    _head = workspace
+    early = workspace.early.early if workspace.early is not None else None
+    log.debug("head start: %d skills given to %d child processes in %.0f ms", len(early.jobs) if early else 0,
+              workspace.early.forked if workspace.early is not None else 0, (time.perf_counter() - started) * 1000)
+    return True
+
+
+def _take_head_start(folders: list[Path], config: Config) -> ServerWorkspace | None:
+    """The head start, when it was taken for these folders and settings (else its children are stopped)."""
+    global _head
+    head, _head = _head, None
+    if head is None:
+        return None
+    if head.folders == [Path(os.path.abspath(folder)) for folder in folders] and head.settings == config:
+        return head
+    head.discard_early()
+    return None
+
+
+def editor_config(data: dict[str, object], base: Path) -> tuple[Config, list[str]]:
+    """The core's Config from the editor's skillLsp settings (initializationOptions or
+    workspace/configuration), and what was wrong with them."""
+    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
+    config, problems = parse_settings(core, base, camel=True)
+    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
+        config = replace(config, user_skills_dir=None)
+    return config, [problem.message for problem in problems]
+
+
 class Session:
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.dir_cache: DirCache = {}
-        self.workspace = self._workspace(folders, self.settings.config)
+        self.workspace = self._wired(_take_head_start(folders, self.settings.config)
+                                     or ServerWorkspace(folders, self.settings.config))
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
         # the files with an unknown-name finding (a renamed skill may change its "did you mean")
@@ -235,8 +401,8 @@ class Session:
     def folders(self) -> list[Path]:
         return self.workspace.folders
 
-    def _workspace(self, folders: list[Path], config: Config) -> ServerWorkspace:
-        workspace = ServerWorkspace(folders, config)
+    def _wired(self, workspace: ServerWorkspace) -> ServerWorkspace:
+        """workspace, telling this session when its walks end and how far its analyses are."""
         workspace.walked = self._tell_bounds
         workspace.report = self._report
         return workspace
@@ -267,16 +433,24 @@ class Session:
         """Re-walk (when asked), rebuild the model and run every rule; the files whose findings changed."""
         started = time.perf_counter()
         # the previous model was frozen (below): make it collectable again once it is dropped
+        replacing = self.model is not None  # (no reference kept: the collection below frees it)
         gc.unfreeze()
-        if rescan:
-            self.workspace.rescan()
-            self.dir_cache.clear()
-        model = self.workspace.build()
-        fresh: dict[Path, list[Finding]] = {}
-        for path in analysed_files(model):
-            findings = file_findings(model, path, self.settings.config, self.dir_cache)
-            if findings:
-                fresh[path] = findings
+        # what a build allocates lives on as the model: a collection meanwhile would only scan it
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            if rescan:
+                self.workspace.rescan()
+                self.dir_cache.clear()
+            model = self.workspace.build()
+            fresh: dict[Path, list[Finding]] = {}
+            for path in analysed_files(model):
+                findings = file_findings(model, path, self.settings.config, self.dir_cache)
+                if findings:
+                    fresh[path] = findings
+        finally:
+            if collecting:
+                gc.enable()
         changed = _diff(self.findings, fresh)
         self.model = model
         self.findings = fresh
@@ -290,12 +464,18 @@ class Session:
         self._tell_bounds()  # and forget the bounds that went
         # The model lives until the next full analysis: frozen, its million objects are no longer
         # scanned by every collection of the cycle collector, which would otherwise pause edits,
-        # hovers and completions for tens of milliseconds now and then in a large workspace.
-        gc.collect()
+        # hovers and completions for tens of milliseconds now and then in a large workspace. The
+        # previous model (its cycles) is collected first; the first index has none to free.
+        if replacing:
+            gc.collect()
         gc.freeze()
+        if trace.TRACE.enabled:  # SKILL_LSP_TRACE=1: where this analysis's time went, on stderr
+            trace.report()
+            trace.reset()
         log.debug(
-            "analysed %d skills, %d agent definitions in %.0f ms",
-            len(model.skills), len(model.agents) + len(model.options) + len(model.definitions), (time.perf_counter() - started) * 1000,
+            "analysed %d skills, %d agent definitions in %.0f ms (%d child processes)",
+            len(model.skills), len(model.agents) + len(model.options) + len(model.definitions),
+            (time.perf_counter() - started) * 1000, self.workspace.forked,
         )
         return changed
 
@@ -450,16 +630,51 @@ class Session:
                     self.dir_cache.pop(cached, None)
         return self.full_analysis()
 
+    def index_since(self, now_ns: int) -> int:
+        """When the disk was first read for the first index: now, or the head start's walk."""
+        walked = self.workspace.walked_at
+        return min(now_ns, walked) if walked is not None else now_ns
+
+    def changed_since(self, since_ns: int) -> list[Path]:
+        """The files and directories the model was built from (the walked directories, the files listed
+        and the paths the build looked up) whose mtime or ctime is at or after since_ns (the wall clock,
+        less SINCE_MARGIN): changed since then, say while the first index ran before anything watched
+        the disk. A file created or removed moves its directory's mtime; a file rewritten with an old
+        mtime (touch -d, cp -p) still moves its ctime."""
+        model = self.model
+        if model is None:
+            return []
+        paths: set[str] = set()
+        for listing in self.workspace._listings.values():
+            paths.update(listing.directories)
+            paths.update(str(path) for path in listing.skill_files + listing.python_files + listing.pyprojects)
+        builder = self.workspace.builder
+        if builder is not None:
+            paths.update(builder.consulted)
+        paths.update(str(path) for path in model.skills)
+        threshold = since_ns - int(SINCE_MARGIN * 1e9)
+        changed: list[Path] = []
+        for text in sorted(paths):
+            try:
+                status = os.stat(text)
+            except OSError:
+                continue  # gone: its directory's mtime moved, or it was never there
+            if max(status.st_mtime_ns, status.st_ctime_ns) >= threshold:
+                changed.append(Path(text))
+        return changed
+
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
-        self.workspace = self._workspace(folders, self.settings.config)
+        self.workspace.discard_early()  # a head start no build took: its children go
+        self.workspace = self._wired(ServerWorkspace(folders, self.settings.config))
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
     def set_settings(self, settings: Settings) -> set[Path]:
         self.settings = settings
         overlays = self.workspace.overlays
-        self.workspace = self._workspace(self.workspace.folders, settings.config)
+        self.workspace.discard_early()
+        self.workspace = self._wired(ServerWorkspace(self.workspace.folders, settings.config))
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 

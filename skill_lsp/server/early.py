@@ -1,0 +1,117 @@
+"""The server's head start: the first message read before the protocol's modules are imported.
+
+Importing pygls and lsprotocol takes about half a second, and an editor sends `initialize` as soon
+as it spawns the server. So on stdio, before that import and before any thread exists, serve()
+reads the first frame itself, exactly as pygls would (the same header lines, the same body length),
+and when it is an `initialize` naming workspace folders, walks them and forks the children of the
+first index (session.head_start); the first Session takes both if its folders and settings are the
+same (else it stops the children). Every byte read is then handed to pygls unchanged (Replay), so
+a first message that is not `initialize`, is malformed or never ends is handled as it always was.
+Nothing here imports pygls: a module the server imports only after this has run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, BinaryIO
+from urllib.parse import unquote
+
+# pygls' own header pattern (pygls.io_.run_async): the frame ends as pygls would end it
+_CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+# an initialize is a few kilobytes; a longer first body is left to pygls to read
+_MAX_BODY = 1 << 20
+
+
+class Replay:
+    """stdin for pygls: the bytes read ahead first, then the stream itself (readline and read are all
+    pygls' reader calls, from one thread)."""
+
+    def __init__(self, ahead: bytes, stream: BinaryIO) -> None:
+        self.ahead = ahead
+        self.stream = stream
+
+    def readline(self) -> bytes:
+        if self.ahead:
+            end = self.ahead.find(b"\n")
+            if end >= 0:
+                line, self.ahead = self.ahead[: end + 1], self.ahead[end + 1 :]
+                return line
+            line, self.ahead = self.ahead, b""
+            return line + self.stream.readline()
+        return self.stream.readline()
+
+    def read(self, size: int = -1) -> bytes:
+        if self.ahead:
+            if size < 0:
+                data, self.ahead = self.ahead, b""
+                return data + self.stream.read()
+            data, self.ahead = self.ahead[:size], self.ahead[size:]
+            if len(data) < size:
+                data += self.stream.read(size - len(data))
+            return data
+        return self.stream.read(size)
+
+    def __getattr__(self, name: str) -> Any:  # close(), fileno() and the like: the stream's
+        return getattr(self.stream, name)
+
+
+def read_first_frame(stream: BinaryIO) -> tuple[bytes, bytes | None]:
+    """The bytes of the first message as pygls reads it (header lines up to the blank line after a
+    Content-Length, then the body), and its body (None: the stream ended, or the body is too long to
+    read ahead, and is left to pygls)."""
+    read: list[bytes] = []
+    length = 0
+    while True:
+        header = stream.readline()
+        if not header:
+            return b"".join(read), None
+        read.append(header)
+        if not length:
+            match = _CONTENT_LENGTH.fullmatch(header)
+            if match:
+                length = int(match.group(1))
+        if length and not header.strip():
+            break
+    if length > _MAX_BODY:
+        return b"".join(read), None
+    body = stream.read(length)
+    read.append(body)
+    return b"".join(read), body if len(body) == length else None
+
+
+def initialize_folders(body: bytes) -> tuple[list[Path], Any] | None:
+    """The workspace folders an `initialize` request names (its workspaceFolders, else its rootUri),
+    and its initializationOptions; None for any other message, or one naming no local folder."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict):
+        return None
+    uris: list[object] = []
+    folders = params.get("workspaceFolders")
+    if isinstance(folders, list) and folders:
+        uris = [folder.get("uri") if isinstance(folder, dict) else None for folder in folders]
+    elif params.get("rootUri") is not None:
+        uris = [params.get("rootUri")]
+    paths = [_folder_path(uri) for uri in uris]
+    if not paths or any(path is None for path in paths):
+        return None  # whatever the protocol makes of it, the first index finds out
+    return [path for path in paths if path is not None], params.get("initializationOptions")
+
+
+def _folder_path(uri: object) -> Path | None:
+    """A plain file:/// URI's path (pygls decodes the same way; a URI it would read otherwise only
+    means the first Session does not take the head start)."""
+    if not isinstance(uri, str) or not uri.startswith("file:///"):
+        return None
+    path = unquote(uri[len("file://") :])
+    if "\x00" in path or not os.path.isdir(path):
+        return None
+    return Path(os.path.abspath(path))
