@@ -115,6 +115,11 @@ class Job:
     publish: set[Path] = field(default_factory=set)  # publish these even when validating on save
     publish_all: bool = False  # on save: publish every file's diagnostics
 
+    def only_events(self) -> bool:
+        """Nothing but file events: nothing the editor waits to see analysed at once."""
+        return bool(self.events) and not (self.texts or self.closed or self.full or self.folders is not None
+                                          or self.settings is not None or self.publish or self.publish_all)
+
     def text(self, path: Path, text: str, version: int | None) -> None:
         self.texts[path] = (text, version)
         self.closed.discard(path)
@@ -138,6 +143,7 @@ class SkillLanguageServer(LanguageServer):
         self.completed = 0  # of those, the ones analysed and published
         self.waiters: list[tuple[int, asyncio.Future[None]]] = []
         self.pump_task: asyncio.Future[None] | None = None
+        self.last_event = 0.0  # when the last file event came (time.monotonic)
         self.debounce: asyncio.TimerHandle | None = None
         self.started = False  # the first index was asked for: the pump may run
         self.worker_thread: int | None = None  # the analysis thread's ident, once it ran
@@ -317,6 +323,11 @@ class SkillLanguageServer(LanguageServer):
 
     async def pump(self) -> None:
         while self.completed < self.requested:
+            if self.work.only_events() and time.monotonic() - self.last_event < EVENT_SETTLE:
+                # file events still coming (a checkout, a storm): analysing each slice of the burst
+                # would cost an analysis per slice; the settle timer (files_changed) starts the pump
+                # again once they stop
+                return
             target = self.requested
             job, self.work = self.work, Job()
             try:
@@ -509,6 +520,7 @@ class SkillLanguageServer(LanguageServer):
         """Files created, changed or deleted on disk: analysed with whatever else comes in the next
         few milliseconds (an editor reports a `git checkout` one file at a time)."""
         self.work.events.update(paths)
+        self.last_event = time.monotonic()
         self.add_work(kick=False)
         self.kick_later(EVENT_SETTLE)
 
