@@ -177,6 +177,29 @@ async def test_document_and_workspace_symbols(client: LanguageClient, workspace:
     assert [symbol.name for symbol in found] == ["quote-fare"]
 
 
+async def test_an_outline_follows_every_edit_that_moves_it(client: LanguageClient, workspace: Path) -> None:
+    """The outline of a SKILL.md is kept while nothing it shows moves; each edit that moves, renames or
+    widens a heading gives the new one."""
+    skill = workspace / PARSE
+    head, _, _ = skill.read_text(encoding="utf-8").partition("\n---\n")
+    front = head + "\n---\n"
+    texts = [front + "\n# Steps\n\n## Read\n", front + "\nIntro.\n# Steps\n\n## Read\n",
+             front + "\nIntro.\n# Steps\n\n## Read it\n", front + "\nIntro.\n# Steps\n\n## Read \U0001f600 it\n"]
+    open_document(client, skill)
+    outlines = []
+    for version, text in enumerate(texts, 2):
+        change_document(client, skill, text, version)
+        symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(skill)))
+        top = symbols[-1]
+        outlines.append((top.name, top.range.start.line, [(child.name, child.range.start.line, child.range.end.character)
+                                                           for child in top.children or []]))
+    wide = 3 + len("Read \U0001f600 it") + (1 if encoding_of(client) == "utf-16" else 3 if encoding_of(client) == "utf-8" else 0)
+    lines = front.count("\n")
+    assert outlines == [("Steps", lines + 1, [("Read", lines + 3, 7)]), ("Steps", lines + 2, [("Read", lines + 4, 7)]),
+                        ("Steps", lines + 2, [("Read it", lines + 4, 10)]),
+                        ("Steps", lines + 2, [("Read \U0001f600 it", lines + 4, wide)])]
+
+
 async def test_document_links_and_code_lens(client: LanguageClient, workspace: Path) -> None:
     skill = workspace / ".agentdeck/skills/quote-fare/SKILL.md"
     (skill.parent / "references").mkdir()
