@@ -227,9 +227,11 @@ class SkillLanguageServer(LanguageServer):
             folders = list(self.ensure_session(path).folders)
             build = self.near_build = (texts, asyncio.ensure_future(
                 self.run_aside(self.near_index.model, folders, self.settings.config, texts)))
-        model = await asyncio.shield(build[1])
-        if self.near_build is build:
-            self.near_build = None
+        try:
+            model = await asyncio.shield(build[1])
+        finally:
+            if self.near_build is build:  # (a build that failed is not awaited again)
+                self.near_build = None
         self.near = (texts, model)
         return model, text
 
@@ -935,7 +937,11 @@ async def request_context(ls: SkillLanguageServer, uri: str, position: types.Pos
     if path is None:
         return None
     if not ls.indexed.is_set():
-        near = await ls.near_model(path)
+        try:
+            near = await ls.near_model(path)
+        except Exception:  # a bug in the near model must not fail the request: answered as after the index
+            log.exception("the near model of %s failed", path)
+            near = None
         if near is not None and not ls.indexed.is_set():
             near_lines = Lines(near[1])
             at = near_lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
