@@ -410,9 +410,6 @@ class SkillLanguageServer(LanguageServer):
         else:
             for path in job.texts:
                 changed |= session.reanalyse(path) | {path}
-        notices, session.notices = session.notices, []
-        for notice in notices:
-            self.notify_user(f"skill-lsp: {notice}.")
         if self.settings.validate == "onSave":
             chosen = set(job.publish)
             if job.publish_all:

@@ -270,8 +270,6 @@ class ServerWorkspace(Workspace):
 _POLL_EVERY = 32
 
 
-
-
 def _settled(analysis: _Analysis, now: int) -> bool:
     """Kept only when nothing it depends on changed within the clock's granularity (as of now), as in
     check's cache."""
@@ -387,11 +385,10 @@ class Session:
         # open documents' versions, as of the text in the overlays
         self.versions: dict[Path, int | None] = {}
         self.skipped: dict[Path, str] = {}
-        # what the editor should be told (a bounded walk), taken by the server; the bounds told so far
-        self.notices: list[str] = []
+        # the bounded walks told so far
         self.bounds_told: dict[Path, Bounded] = {}
-        # set by the server: a notice told at once (from the analysis thread), and the progress of a
-        # large index (message, percentage)
+        # set by the server: what the editor is told at once, from the analysis thread (a bounded
+        # walk; it is logged either way), and the progress of a large index (message, percentage)
         self.tell: Callable[[str], None] | None = None
         self.report: Callable[[str, int | None], None] | None = None
         # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
@@ -423,8 +420,6 @@ class Session:
                 log.warning("%s", notice)
                 if self.tell is not None:
                     self.tell(notice)
-                else:
-                    self.notices.append(notice)
         self.bounds_told = bounded
 
     # -- whole-workspace analysis ------------------------------------------------
