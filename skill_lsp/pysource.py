@@ -12,6 +12,8 @@ import bisect
 import re
 import threading
 from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Literal
@@ -192,11 +194,8 @@ def parse_python(text: str, path: PurePath | None = None) -> PySource:
         data = _LONE_CR.sub(b"\n", data)
     parsed = blank_comment_lines(data)
     tree = parse_tree(parsed)
-    _source.data = parsed
-    try:
+    with reading(parsed):
         _Scanner(source, _Lines(data), path).scan(tree.root_node)
-    finally:
-        _source.data = b""
     return source
 
 
@@ -704,9 +703,20 @@ def _framework_of(module: str) -> str | None:
     return None
 
 
-# The bytes the parse in progress on this thread reads: a node's text is sliced from them (a tree
+# The bytes the scan in progress on this thread reads: a node's text is sliced from them (a tree
 # parsed from chunks answers node.text by reading through the callback again, 10 µs a node).
 _source = threading.local()
+
+
+@contextmanager
+def reading(data: bytes) -> Iterator[None]:
+    """While a tree parsed from data is scanned on this thread: node texts (_text) come from data.
+    (tssource's scanner reads its nodes the same way.)"""
+    _source.data = data
+    try:
+        yield
+    finally:
+        _source.data = b""
 
 
 def _text(node: Node) -> str:

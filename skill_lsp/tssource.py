@@ -18,14 +18,14 @@ the model resolves roots and registries the same way.
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import PurePath
 
 import tree_sitter_typescript
 from tree_sitter import Language, Node
 
 from .model import Span
-from .pysource import _IGNORE, Call, Keyword, PySource, PyValue, _Lines, parse_tree
+from .pysource import _IGNORE, _LONE_CR, Call, Keyword, PySource, PyValue, _Lines, parse_tree, reading
+from .pysource import _text as _node_text
 
 SDK_MODULE = "@anthropic-ai/claude-agent-sdk"
 TS_SDK = "claude_agent_sdk_ts"
@@ -51,28 +51,17 @@ def parse_script(text: str, path: PurePath | None = None) -> PySource:
         return source  # cannot import the SDK: nothing to find
     data = text.encode("utf-8", errors="surrogatepass")
     if b"\r" in data:
-        data = re.sub(rb"\r(?!\n)", b"\n", data)  # as pysource: tree-sitter rows are the document's lines
+        data = _LONE_CR.sub(b"\n", data)  # as pysource: tree-sitter rows are the document's lines
     suffix = path.suffix if path is not None else ".ts"
     # in chunks, each thread with its parser (pysource.parse_tree)
     tree = parse_tree(data, _TS if suffix in (".ts", ".mts", ".cts") else _TSX)
-    _source.data = data
-    try:
+    with reading(data):  # a node's text is sliced from data (pysource._text)
         _Scanner(source, _Lines(data), path).scan(tree.root_node)
-    finally:
-        _source.data = b""
     return source
 
 
-# The bytes the scan in progress on this thread reads (a tree parsed from chunks answers node.text
-# by calling the reader again: a node's text is sliced from them instead).
-_source = threading.local()
-
-
 def _text(node: Node | None) -> str:
-    if node is None:
-        return ""
-    data: bytes = _source.data
-    return data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+    return "" if node is None else _node_text(node)
 
 
 def _unwrap(node: Node) -> Node:
