@@ -259,10 +259,7 @@ class SkillLanguageServer(LanguageServer):
         # a text's lines, and the unit tables of its long lines, serve every request and publication
         # until the text changes (splitting a 7 MB buffer costs tens of milliseconds)
         with self.lines_lock:
-            self.lines_cache.pop(path, None)
-            self.lines_cache[path] = (text, lines)
-            while len(self.lines_cache) > LINES_CACHED:
-                self.lines_cache.pop(next(iter(self.lines_cache)))
+            _keep_recent(self.lines_cache, path, (text, lines))
         return lines
 
     @property
@@ -550,6 +547,17 @@ class ClientLogHandler(logging.Handler):
 
 
 server = SkillLanguageServer()
+
+
+V = TypeVar("V")
+
+
+def _keep_recent(cache: dict[Path, V], path: Path, value: V) -> None:
+    """value as path's, the most recent of the LINES_CACHED documents cache keeps."""
+    cache.pop(path, None)
+    cache[path] = value
+    while len(cache) > LINES_CACHED:
+        cache.pop(next(iter(cache)))
 
 
 def _logged(future: asyncio.Future[Any]) -> None:
@@ -1247,10 +1255,7 @@ def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: 
             stack.pop()
         (stack[-1][1] if stack else symbols).append(symbol)
         stack.append((heading.level, children))
-    ls.symbols_cache.pop(path, None)
-    ls.symbols_cache[path] = (key, symbols)
-    while len(ls.symbols_cache) > LINES_CACHED:
-        ls.symbols_cache.pop(next(iter(ls.symbols_cache)))
+    _keep_recent(ls.symbols_cache, path, (key, symbols))
     return symbols
 
 
