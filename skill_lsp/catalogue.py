@@ -273,7 +273,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "AD101", "unknown-skill", E, "An agent lists a skill its Deck's registry does not have.",
         "`Deck.build()` fails on a name in `Agent(skills=[...])` that none of the Deck's roots holds, just as "
-        "it does for an unknown handoff or MCP server.",
+        "it does for an unknown handoff or MCP server. The nearest names are suggested for the first 1,000 "
+        "unknown names of a list (each search scores every skill of the registry); later ones get none.",
         'Agent(name="Booking", instructions="...", skills=["parse-reqest"])',
     ),
     Rule(
@@ -337,7 +338,8 @@ RULES: tuple[Rule, ...] = (
         "too: code.claude.com/docs/en/sub-agents, anthropics/claude-code#58950) is checked against the user's "
         "skills (`~/.claude/skills`) only, the skills every session it runs in has: a name only a project has is "
         "reported, as the subagent starts without it elsewhere; a `plugin:skill` name there is not, since the "
-        "plugins installed for the user are not read.",
+        "plugins installed for the user are not read. As for AD101, the first 1,000 unknown names of a list get "
+        "the nearest names as suggestions.",
         'ClaudeAgentOptions(skills=["refund-polcy"])',
     ),
     Rule(
