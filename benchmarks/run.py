@@ -14,7 +14,8 @@ Figures, for a corpus of N skills and N/10 agent files (benchmarks/generate.py):
    frontmatter with libyaml, read every Python file (benchmarks/floors.py);
 2. warm `skill-lsp check` (its cache filled, nothing changed) — floor: walk the
    tree and stat every file;
-3. server start -> diagnostics published for the whole workspace;
+3. server start -> diagnostics published for the whole workspace (the best of
+   --repeat starts, each beside a cold check: its floor);
 4. didChange -> publishDiagnostics of that file, p50/p95 (debounce 0): a
    SKILL.md body-level edit, a SKILL.md name (registry key) edit, an agent file;
 5. hover, completion, definition, references: p50/p95;
@@ -231,23 +232,39 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[index]
 
 
-def server_figures(manifest: Manifest, env: dict[str, str], samples: int) -> list[Row]:
+def _started_on(env: dict[str, str], root: Path) -> tuple[Client, float]:
+    """A server on root, and the seconds from its start to the end of its first index."""
+    started = time.perf_counter()
+    client = Client(env, root)
+    client.request("initialize", {
+        "processId": os.getpid(), "rootUri": uri(root),
+        "workspaceFolders": [{"uri": uri(root), "name": root.name}],
+        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}, "hover": {},
+                                          "completion": {}, "definition": {}, "references": {}}},
+        "initializationOptions": {"debounce": 0},
+    })
+    client.notify("initialized", {})
+    client.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"])
+    return client, time.perf_counter() - started
+
+
+def server_figures(manifest: Manifest, env: dict[str, str], samples: int, repeat: int) -> list[Row]:
     root = Path(manifest.root)
     size = manifest.skills
     rows: list[Row] = []
-    started = time.perf_counter()
-    client = Client(env, root)
+    # figure 3 as figure 1 is taken: the best of `repeat` runs, each beside a cold check of the same
+    # tree (its floor, measured in the same rounds: the machine's speed drifts over a run)
+    starts, checks = [], []
+    for _ in range(max(repeat - 1, 0)):
+        checks.append(timed([PYTHON, "-m", "skill_lsp", "check", "-q", str(root), "--no-cache"], env)[0])
+        spare, seconds = _started_on(env, root)
+        spare.close()
+        starts.append(seconds)
+    checks.append(timed([PYTHON, "-m", "skill_lsp", "check", "-q", str(root), "--no-cache"], env)[0])
+    client, seconds = _started_on(env, root)
     try:
-        client.request("initialize", {
-            "processId": os.getpid(), "rootUri": uri(root),
-            "workspaceFolders": [{"uri": uri(root), "name": root.name}],
-            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}, "hover": {},
-                                              "completion": {}, "definition": {}, "references": {}}},
-            "initializationOptions": {"debounce": 0},
-        })
-        client.notify("initialized", {})
-        client.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"])
-        rows.append(Row("3 server start → workspace diagnostics", size, time.perf_counter() - started, "s"))
+        starts.append(seconds)
+        rows.append(Row("3 server start → workspace diagnostics", size, min(starts), "s", min(checks), "cold check"))
 
         agent = Path(manifest.sample_agent)
         skill = Path(manifest.sample_skill)
@@ -464,11 +481,9 @@ def judge(rows: list[Row]) -> None:
         elif row.figure.startswith("7 ") and row.floor:
             row.met = row.value >= 10 * row.floor
         elif row.figure.startswith("3 "):
-            check = by_size[row.size].get("1 cold check")
             row.target = "≤ 1.5× cold check"
-            if check is not None:
-                row.floor, row.floor_label = check.value, "cold check"
-                row.met = row.value <= 1.5 * check.value
+            if row.floor:
+                row.met = row.value <= 1.5 * row.floor
         elif row.figure.startswith("8 "):
             limit = {"≤ 2× floor": 2.0, "≤ 3× floor": 3.0}.get(row.target)
             if limit is not None and row.floor:
@@ -509,7 +524,7 @@ def chart(rows: list[Row], path: Path) -> None:
                                ("2 warm check (cache)", "warm check", False), ("2 warm check (cache)", "walk+stat floor", True),
                                ("7 skills-ref validate (cold)", "skills-ref", False)]),
         ("3: server start → diagnostics (s)", [("3 server start → workspace diagnostics", "server", False),
-                                               ("3 server start → workspace diagnostics", "read+compose floor", True)]),
+                                               ("3 server start → workspace diagnostics", "cold check", True)]),
         ("4: didChange → diagnostics, p50 (ms)", [(f"4 didChange → diagnostics: {k}", k, False)
                                                  for k in ("SKILL.md edit", "SKILL.md name edit", "agent file edit",
                                                            "agent file edit, new unknown name")]),
@@ -578,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         if run_check:
             rows += check_figures(manifest, env, repeat, skills_ref)
         if run_server:
-            rows += server_figures(manifest, env, samples)
+            rows += server_figures(manifest, env, samples, repeat)
         if "8" in figures and size == sizes[0]:  # hostile buffers: once, beside the smallest corpus
             rows += hostile_figures(args.out, env, manifest, 0.1 if args.quick else 1.0)
     rows = [row for row in rows if row.figure.split(" ", 1)[0] in figures]

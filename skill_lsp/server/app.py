@@ -57,6 +57,12 @@ REQUEST_WALL_CEILING = 0.25
 WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
+# Edits whose analysis is long (a buffer of megabytes) wait for a pause in the typing as long as
+# their last analysis took, up to EDIT_SETTLE_MAX seconds: analysing every slice of a burst kept the
+# analysis thread busy, and so the event loop short of the interpreter, for the whole burst. An
+# analysis shorter than EDIT_SETTLE_FROM seconds (every usual file) never waits.
+EDIT_SETTLE_FROM = 0.03
+EDIT_SETTLE_MAX = 0.25
 # seconds of quiet after a document opens before the first index ends, before the near model of the
 # open documents is made (an editor restoring a session opens several at once)
 NEAR_SETTLE = 0.02
@@ -120,6 +126,11 @@ class Job:
         return bool(self.events) and not (self.texts or self.closed or self.full or self.folders is not None
                                           or self.settings is not None or self.publish or self.publish_all)
 
+    def only_texts(self) -> bool:
+        """Nothing but edits of open documents (and the publications they ask for)."""
+        return bool(self.texts) and not (self.closed or self.events or self.full or self.folders is not None
+                                         or self.settings is not None or self.publish_all)
+
     def text(self, path: Path, text: str, version: int | None) -> None:
         self.texts[path] = (text, version)
         self.closed.discard(path)
@@ -144,6 +155,10 @@ class SkillLanguageServer(LanguageServer):
         self.waiters: list[tuple[int, asyncio.Future[None]]] = []
         self.pump_task: asyncio.Future[None] | None = None
         self.last_event = 0.0  # when the last file event came (time.monotonic)
+        self.last_edit = 0.0  # when the last didChange came (time.monotonic)
+        # how long edits wait for a pause in the typing: what the last analysis of edits alone took,
+        # when that was long (see EDIT_SETTLE_FROM)
+        self.edit_settle = 0.0
         self.debounce: asyncio.TimerHandle | None = None
         self.started = False  # the first index was asked for: the pump may run
         self.worker_thread: int | None = None  # the analysis thread's ident, once it ran
@@ -157,7 +172,7 @@ class SkillLanguageServer(LanguageServer):
         self.client_watches = False
         self.lines_cache: dict[Path, tuple[str, Lines]] = {}
         # the last outline of each SKILL.md, with what it was made from (_skill_symbols)
-        self.symbols_cache: dict[Path, tuple[object, list[types.DocumentSymbol]]] = {}
+        self.symbols_cache: dict[Path, tuple[object, list[dict[str, Any]]]] = {}
         self.lines_lock = threading.Lock()
         # Before the first index ends, requests about open documents are answered from a model of
         # the files nearest them, built on a thread of its own (the worker is busy with the index):
@@ -329,12 +344,22 @@ class SkillLanguageServer(LanguageServer):
                 # would cost an analysis per slice; the settle timer (files_changed) starts the pump
                 # again once they stop
                 return
+            quiet = time.monotonic() - self.last_edit
+            if self.work.only_texts() and not self.waiters and quiet < self.edit_settle:
+                # typing into a buffer whose analysis is long: analysed once the typing pauses (a
+                # request does not wait for that: it hands the work over at once, see flush)
+                self.kick_later(self.edit_settle - quiet)
+                return
             target = self.requested
             job, self.work = self.work, Job()
+            started = time.monotonic()
             try:
                 await self.run(self.process, job)
             except Exception:  # a bug in one analysis must not stop every later one
                 log.exception("analysis failed")
+            if job.only_texts():
+                took = time.monotonic() - started
+                self.edit_settle = min(took, EDIT_SETTLE_MAX) if took >= EDIT_SETTLE_FROM else 0.0
             self.completed = target
             waiting, self.waiters = self.waiters, []
             for wanted, future in waiting:
@@ -800,6 +825,7 @@ async def did_change(ls: SkillLanguageServer, params: types.DidChangeTextDocumen
     # the document may already hold later changes than these params (pygls applies changes as they
     # arrive, before this handler runs): its text and its own version belong together
     ls.work.text(path, document.source, document.version)
+    ls.last_edit = time.monotonic()
     if ls.settings.validate == "onSave":
         ls.work.publish.discard(path)
         ls.add_work(kick=False)  # the next save or request hands it over
@@ -934,10 +960,12 @@ class Request:
         self.near = False
 
 
-async def request_context(ls: SkillLanguageServer, uri: str, position: types.Position | None = None) -> Request | None:
-    """Finish pending analyses (for a bounded time), then resolve the document; None for what the
-    server does not know. While the first index runs, an open document is answered from the model
-    of the files nearest the open ones (SkillLanguageServer.near_model), at once."""
+async def request_context(ls: SkillLanguageServer, uri: str, position: types.Position | None = None,
+                          wait: bool = True) -> Request | None:
+    """Finish pending analyses (for a bounded time; not at all unless wait), then resolve the
+    document; None for what the server does not know. While the first index runs, an open document
+    is answered from the model of the files nearest the open ones (SkillLanguageServer.near_model),
+    at once."""
     path = path_of(uri)
     if path is None:
         return None
@@ -953,7 +981,8 @@ async def request_context(ls: SkillLanguageServer, uri: str, position: types.Pos
             request = Request(path, near[0], near_lines, at, near[1])
             request.near = True
             return request
-    await ls.flush()
+    if wait:
+        await ls.flush()
     model = ls.model()
     session = ls.session
     if model is None or session is None:
@@ -1224,10 +1253,11 @@ async def references(ls: SkillLanguageServer, params: types.ReferenceParams) -> 
     return locations
 
 
-def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: Lines) -> list[types.DocumentSymbol]:
-    """A SKILL.md's outline: its frontmatter keys, then its headings as a tree. The same outline as
-    last time when nothing it shows moved: an editor asks again after every edit, and 5,000
-    headings cost a tenth of a second to convert and build (a 7 MB buffer edited at its end)."""
+def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: Lines) -> list[dict[str, Any]]:
+    """A SKILL.md's outline: its frontmatter keys, then its headings as a tree, as the JSON the
+    answer carries. The same outline as last time when nothing it shows moved: an editor asks again
+    after every edit, and 5,000 headings cost a tenth of a second to build and as much again to
+    convert to JSON each time (a 7 MB buffer edited at its end)."""
     codec = ls.codec
     headings = file.headings  # (5,000 at most: skillfile.MAX_BODY_ITEMS)
     key = (encoding_name(codec), tuple(lines.lines[: max(file.body_start, 0)]), tuple(
@@ -1255,18 +1285,29 @@ def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: 
             stack.pop()
         (stack[-1][1] if stack else symbols).append(symbol)
         stack.append((heading.level, children))
-    _keep_recent(ls.symbols_cache, path, (key, symbols))
-    return symbols
+    outline: list[dict[str, Any]] = cast(SkillProtocol, ls.protocol).converter.unstructure(symbols)
+    _keep_recent(ls.symbols_cache, path, (key, outline))
+    return outline
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
-    request = await request_context(ls, params.text_document.uri)
+async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[Any] | None:
+    uri = params.text_document.uri
+    path = path_of(uri)
+    open_text = ls.open_texts().get(path) if path is not None else None
+    known = ls.model()
+    # an open SKILL.md the model knows: its outline is made from its text as the editor has it now,
+    # never waiting for the analysis of the edits before it (a 7 MB buffer typed into keeps it busy)
+    quick = open_text is not None and known is not None and path in known.skills
+    request = await request_context(ls, uri, wait=not quick)
     if request is None:
         return None
     path, model, lines = request.path, request.model, request.lines
     codec = ls.codec
     skill = model.skills.get(path)
+    if skill is not None and quick and open_text is not None and ls.session is not None and not request.near:
+        file = await ls.run_aside(ls.session.skill_parse, path, open_text)
+        return _skill_symbols(ls, path, file, Lines(open_text, file.lines))
     if skill is not None:
         return _skill_symbols(ls, path, skill.file, lines)
     python = model.pythons.get(path)

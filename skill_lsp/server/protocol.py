@@ -113,8 +113,9 @@ class _Answered:
 
 
 class SkillProtocol(LanguageServerProtocol):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        self.converter = converter  # the messages' (cattrs): what a cached answer is converted with
         self.initialize_received = False
         self.send_lock = threading.Lock()
         # open documents' line starts, kept edit by edit (dropped when the document closes)

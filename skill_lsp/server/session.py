@@ -695,6 +695,13 @@ class Session:
         assert isinstance(source, PySource)
         return source
 
+    def skill_parse(self, path: Path, text: str) -> SkillFile:
+        """text's parse as a SKILL.md, the one the analysis made (or will take) when it is the text
+        analysed. From any thread: the cache keeps one parse a path, whoever made it."""
+        parsed = self.workspace._parse(path, text, python=False)
+        assert isinstance(parsed, SkillFile)
+        return parsed
+
     def skill_file(self, path: Path) -> SkillFile | None:
         model = self.model
         if model is not None and path in model.skills:

@@ -139,36 +139,67 @@ def test_a_cancelled_completion_never_drops_a_publication(server: RawClient, fol
     assert codes(final["params"]["diagnostics"]) == ["AD101"]
 
 
-def test_a_7_mb_buffer_edited_30_times_a_second(server: RawClient, folder: Path) -> None:
+def _big_buffer(server: RawClient, folder: Path) -> tuple[Path, int]:
+    """A 7 MB SKILL.md opened in an indexed server: its path and its last line."""
     server.initialize(folder)
     server.wait_for_index()
     path = folder / SKILL
     paragraph = "## Step\n\nRead the request, then follow the steps carefully, one at a time.\n\n"
     text = skill_md(body=paragraph * (7_000_000 // len(paragraph)))
-    lines = text.count("\n")
     server.open(path, text)
+    return path, text.count("\n")
+
+
+def _type_at(server: RawClient, path: Path, line: int, version: int, text: str = "x", replacing: int = 0) -> None:
+    server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
+                                             "contentChanges": [{"range": {"start": {"line": line, "character": 0},
+                                                                           "end": {"line": line, "character": replacing}},
+                                                                 "text": text}]})
+
+
+def _final_links(server: RawClient, path: Path, version: int) -> list[int]:
+    """The lines of the SK202 findings published for version (SK203 too: the body is long)."""
+    final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == path.as_uri() and m["params"]["version"] == version, 120)
+    return [item["range"]["start"]["line"] for item in final["params"]["diagnostics"] if item["code"] == "SK202"]
+
+
+def test_a_7_mb_buffer_edited_30_times_a_second(server: RawClient, folder: Path) -> None:
+    path, lines = _big_buffer(server, folder)
     version = 1
     answered = []
     for number in range(90):
         version += 1
-        server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
-                                                 "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
-                                                                               "end": {"line": lines, "character": 0}},
-                                                                     "text": "x"}]})
+        _type_at(server, path, lines, version)
         if number % 10 == 0:
             answered.append(server.request("textDocument/documentSymbol", {"textDocument": {"uri": path.as_uri()}}))
         time.sleep(1 / 30)
     version += 1
-    server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": version},
-                                             "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
-                                                                           "end": {"line": lines, "character": 90}},
-                                                                 "text": "See [the guide](missing.md)."}]})
+    _type_at(server, path, lines, version, "See [the guide](missing.md).", replacing=90)
     for request in answered:
         assert "result" in server.response(request, 120)
-    final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                            and m["params"]["uri"] == path.as_uri() and m["params"]["version"] == version, 120)
-    links = [item for item in final["params"]["diagnostics"] if item["code"] == "SK202"]  # (SK203: it is long)
-    assert [item["range"]["start"]["line"] for item in links] == [lines]
+    assert _final_links(server, path, version) == [lines]
+
+
+def test_typing_into_a_7_mb_buffer_is_analysed_when_the_typing_pauses(server: RawClient, folder: Path) -> None:
+    """Each analysis of the buffer takes tens of milliseconds: analysing every edit of a burst (one
+    publication an edit, 61 of 61 before) kept the analysis thread, and so the loop, busy throughout.
+    Edits wait for a pause as long as their last analysis took; the final text is published."""
+    path, lines = _big_buffer(server, folder)
+    server.diagnostics(path, timeout=120)
+
+    def published() -> int:
+        return sum(1 for m in server.notifications("textDocument/publishDiagnostics") if m["params"]["uri"] == path.as_uri())
+
+    before = published()
+    for version in range(2, 62):
+        _type_at(server, path, lines, version)
+        time.sleep(1 / 30)
+    # the last edit adds a missing link at the end: the final publication is of the final text
+    _type_at(server, path, lines, 62, "See [the guide](missing.md).", replacing=60)
+    assert _final_links(server, path, 62) == [lines]
+    # (a pause in the client's sending, on a busy machine, may let an analysis in; 61 would be one an edit)
+    assert published() - before <= 15, f"{published() - before} publications for 61 edits"
 
 
 # -- bursts coalesce ----------------------------------------------------------------------------------
