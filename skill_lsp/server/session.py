@@ -34,7 +34,7 @@ from ..model import Finding
 from ..nearest import may_reach
 from ..outcome import is_recent
 from ..pysource import PySource
-from ..rules import DirCache, analysed_files, file_findings
+from ..rules import DirCache, file_findings, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, decoded_problem, read_text, with_problem
 from ..trace import phase
@@ -438,11 +438,8 @@ class Session:
                 self.workspace.rescan()
                 self.dir_cache.clear()
             model = self.workspace.build()
-            fresh: dict[Path, list[Finding]] = {}
-            for path in analysed_files(model):
-                findings = file_findings(model, path, self.settings.config, self.dir_cache)
-                if findings:
-                    fresh[path] = findings
+            # every file's findings as `check` finds them (the registry's quiet skills skipped at once)
+            fresh = run_rules(model, self.settings.config, self.dir_cache)
         finally:
             if collecting:
                 gc.enable()
