@@ -13,7 +13,7 @@ import pytest
 from skill_lsp.config import Config
 from skill_lsp.index import Model, Workspace
 from skill_lsp.rules import run_rules
-from skill_lsp.server.session import Session
+from skill_lsp.server.session import Session, collected_after
 
 from .helpers import write_files
 
@@ -105,3 +105,28 @@ def test_analyses_are_reused_until_their_directories_change(tmp_path: Path) -> N
     (skill.parent / "form.md").write_text("A form.\n", encoding="utf-8")
     session.full_analysis()
     assert skill not in session.findings
+
+
+def test_an_analysis_runs_without_the_cycle_collector_and_collects_when_done() -> None:
+    """A keystroke in a list of 20,000 unknown names set off collections of the whole heap over and
+    over: the worker's jobs run with the collector off, and collect what they left at their end."""
+
+    class Node:
+        pass
+
+    assert gc.isenabled()
+    with collected_after():
+        assert not gc.isenabled()
+        node = Node()
+        node.loop = node  # type: ignore[attr-defined]
+        alive = weakref.ref(node)
+        del node
+        gc_free = alive() is not None  # no collection meanwhile
+    assert gc_free and alive() is None and gc.isenabled()
+    gc.disable()
+    try:
+        with collected_after():
+            pass
+        assert not gc.isenabled()  # left as it was found
+    finally:
+        gc.enable()

@@ -33,12 +33,12 @@ from ..model import Finding, Fix, Position, Profile, Span
 from ..pysource import abandon_parses
 from ..rules.skills import name_problem
 from ..runtimes import discovering
-from ..skillfile import SkillFile
+from ..skillfile import MAX_BODY_ITEMS, SkillFile
 from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
-from .session import NearIndex, Session, Settings, editor_config
+from .session import NearIndex, Session, Settings, collected_after, editor_config
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
@@ -48,6 +48,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 # skill names offered at once; more, and the list is marked incomplete (the client asks again as
 # the user types). Serialising the items is most of a completion's cost: 50 fill any editor's list.
 COMPLETION_LIMIT = 50
+# the skill names an agent file's outline shows, all its agents together (a list of 60,000 names
+# took two seconds to outline; skillfile.MAX_BODY_ITEMS bounds a SKILL.md's headings the same way)
+OUTLINE_NAMES = MAX_BODY_ITEMS
 
 # CPU seconds of analysis a request waits for before it is answered from the model as it is
 REQUEST_WAIT = 0.15
@@ -413,6 +416,10 @@ class SkillLanguageServer(LanguageServer):
     def process(self, job: Job) -> None:
         """On the worker thread: apply job to the session, analyse, publish."""
         self.worker_thread = threading.get_ident()
+        with collected_after():
+            self._process(job)
+
+    def _process(self, job: Job) -> None:
         session = self.ensure_session()
         for path in job.closed:
             session.drop_text(path)
@@ -1315,21 +1322,26 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
         return []
     result = []
     owners: list[AgentEntry | OptionsEntry | DefinitionEntry] = [*model.agents, *model.options, *model.definitions_in(path)]
+    room = OUTLINE_NAMES  # the listed names the outline shows, all owners together
     for owner in owners:
         if owner.path != path:
             continue
         listed = owner.skill_values() if isinstance(owner, (AgentEntry, DefinitionEntry)) else _options_items(owner)
+        names = [item for item in listed if item.kind == "str" and owner.call.span.start <= item.span.start <= owner.call.span.end]
         children = [
             types.DocumentSymbol(name=item.text or "?", kind=types.SymbolKind.Constant, range=lines.range(codec, item.span),
                                  selection_range=lines.range(codec, item.span))
-            for item in listed if item.kind == "str" and owner.call.span.start <= item.span.start <= owner.call.span.end
+            for item in names[: max(room, 0)]
         ]
+        room -= len(children)
         if isinstance(owner, DefinitionEntry):
             name, detail = owner.display_name, "subagent" if owner.is_file else "AgentDefinition"
         elif isinstance(owner, AgentEntry):
             name, detail = owner.display_name, "Agent"
         else:
             name, detail = owner.call.assigned_to or "ClaudeAgentOptions", "ClaudeAgentOptions"
+        if len(children) < len(names):
+            detail += f" (the first {len(children):,} of {len(names):,} skills)"
         span, callee = owner.call.span, owner.call.callee_span
         # a TypeScript options object can be a const away from its query() call: select within the object then
         selection = callee if span.start <= callee.start and callee.end <= span.end else span

@@ -11,7 +11,8 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -330,6 +331,22 @@ class NearIndex:
 
 # the head start serve() took (head_start), for the first Session on the same folders and settings
 _head: ServerWorkspace | None = None
+
+
+@contextmanager
+def collected_after() -> Iterator[None]:
+    """The cycle collector off while an analysis runs, then the young objects collected at once on
+    this thread. Left on, a job that makes hundreds of thousands of objects set off collections of
+    the whole heap again and again: a keystroke in a list of 20,000 unknown names took 2–3 times as
+    long (1.4–1.9 s against 0.6–0.8 s, collection included)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.collect(1)
+            gc.enable()
 
 
 def head_start(folders: list[Path], config: Config) -> bool:

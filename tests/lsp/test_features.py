@@ -7,7 +7,7 @@ from pathlib import Path
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import change_document, encoding_of, open_document, position_of, uri
+from .conftest import change_document, diagnostics_for, encoding_of, open_document, position_of, uri
 
 AGENT = ".agentdeck/agents/booking/agent.py"
 PARSE = ".agentdeck/skills/parse-request/SKILL.md"
@@ -175,6 +175,22 @@ async def test_document_and_workspace_symbols(client: LanguageClient, workspace:
     assert [child.name for child in symbols[0].children] == ["parse-request", "quote-fare", "parse-reqest"]
     found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="qfare"))
     assert [symbol.name for symbol in found] == ["quote-fare"]
+
+
+async def test_an_agent_outline_shows_the_first_5000_names_and_says_so(client: LanguageClient, workspace: Path) -> None:
+    """A list of 60,000 names took two seconds to outline: the outline shows the first 5,000 of an
+    agent file's listed names, and its agent says how many there are."""
+    agent = workspace / "app/many.py"
+    agent.parent.mkdir(parents=True, exist_ok=True)
+    text = 'from agentdeck import Agent\n\nmany = Agent(name="Many", skills=[' + ", ".join(f'"s-{n}"' for n in range(6000)) + "])\n"
+    agent.write_text(text, encoding="utf-8")
+    open_document(client, agent)
+    await diagnostics_for(client, agent, lambda items: len(items) == 6000)  # (AD101: none of them exists)
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(agent)))
+    assert [(symbol.name, symbol.detail) for symbol in symbols] == [("Many", "Agent (the first 5,000 of 6,000 skills)")]
+    children = symbols[0].children or []
+    assert len(children) == 5000 and (children[0].name, children[-1].name) == ("s-0", "s-4999")
+    assert children[-1].range.start == types.Position(line=2, character=text.split("\n")[2].index('"s-4999"'))
 
 
 async def test_an_outline_follows_every_edit_that_moves_it(client: LanguageClient, workspace: Path) -> None:
