@@ -60,8 +60,9 @@ REQUEST_WALL_CEILING = 0.25
 WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
-# Edits whose analysis is long (a buffer of megabytes) wait for a pause in the typing as long as
-# their last analysis took, up to EDIT_SETTLE_MAX seconds: analysing every slice of a burst kept the
+# Edits whose analysis is long (a buffer of megabytes) wait for a pause in the typing of half what
+# their last analysis took, up to EDIT_SETTLE_MAX seconds (the final diagnostics then come within
+# about one and a half analyses of the last edit): analysing every slice of a burst kept the
 # analysis thread busy, and so the event loop short of the interpreter, for the whole burst. An
 # analysis shorter than EDIT_SETTLE_FROM seconds (every usual file) never waits.
 EDIT_SETTLE_FROM = 0.03
@@ -159,8 +160,8 @@ class SkillLanguageServer(LanguageServer):
         self.pump_task: asyncio.Future[None] | None = None
         self.last_event = 0.0  # when the last file event came (time.monotonic)
         self.last_edit = 0.0  # when the last didChange came (time.monotonic)
-        # how long edits wait for a pause in the typing: what the last analysis of edits alone took,
-        # when that was long (see EDIT_SETTLE_FROM)
+        # how long edits wait for a pause in the typing: half what the last analysis of edits alone
+        # took, when that was long (see EDIT_SETTLE_FROM)
         self.edit_settle = 0.0
         self.debounce: asyncio.TimerHandle | None = None
         self.started = False  # the first index was asked for: the pump may run
@@ -362,7 +363,7 @@ class SkillLanguageServer(LanguageServer):
                 log.exception("analysis failed")
             if job.only_texts():
                 took = time.monotonic() - started
-                self.edit_settle = min(took, EDIT_SETTLE_MAX) if took >= EDIT_SETTLE_FROM else 0.0
+                self.edit_settle = min(took / 2, EDIT_SETTLE_MAX) if took >= EDIT_SETTLE_FROM else 0.0
             self.completed = target
             waiting, self.waiters = self.waiters, []
             for wanted, future in waiting:

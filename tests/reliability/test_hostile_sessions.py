@@ -184,7 +184,7 @@ def test_a_7_mb_buffer_edited_30_times_a_second(server: RawClient, folder: Path)
 def test_typing_into_a_7_mb_buffer_is_analysed_when_the_typing_pauses(server: RawClient, folder: Path) -> None:
     """Each analysis of the buffer takes tens of milliseconds: analysing every edit of a burst (one
     publication an edit, 61 of 61 before) kept the analysis thread, and so the loop, busy throughout.
-    Edits wait for a pause as long as their last analysis took; the final text is published."""
+    Edits wait for a pause of half what their last analysis took; the final text is published."""
     path, lines = _big_buffer(server, folder)
     server.diagnostics(path, timeout=120)
 
