@@ -131,9 +131,9 @@ class Job:
                                           or self.settings is not None or self.publish or self.publish_all)
 
     def only_texts(self) -> bool:
-        """Nothing but edits of open documents (and the publications they ask for)."""
+        """Nothing but edits of open documents (an opened one asks to be published: it never waits)."""
         return bool(self.texts) and not (self.closed or self.events or self.full or self.folders is not None
-                                         or self.settings is not None or self.publish_all)
+                                         or self.settings is not None or self.publish or self.publish_all)
 
     def text(self, path: Path, text: str, version: int | None) -> None:
         self.texts[path] = (text, version)
