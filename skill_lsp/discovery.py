@@ -242,8 +242,13 @@ class _Claims:
         self.chunks = chunks
 
 
+class WalkStopped(Exception):
+    """A walk given a deadline (walk) that was still under way then."""
+
+
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
-         meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = ()) -> Listing:
+         meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = (),
+         deadline: float | None = None) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
     With helpers, up to that many forked processes share a large tree's walk with this one (on
@@ -251,18 +256,23 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     symlink, or lost a process, is done again alone: which of two ways into one directory is kept
     depends on the walk's order. `meanwhile` is called once the helpers are forked, before this
     process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
-    (kept_from_exclusion's) are excluded paths walked all the same.
+    (kept_from_exclusion's) are excluded paths walked all the same. A walk (any of its processes)
+    still under way at deadline (time.monotonic()) raises WalkStopped.
     """
     exclude = keeping(exclude, keep)
-    walker = _Walker(folder, exclude, helpers, meanwhile)
+    walker = _Walker(folder, exclude, helpers, meanwhile, deadline=deadline)
     try:
         walker.run()
         shared = walker.collect()
     finally:
         walker.stop()
+    if walker.left or walker.found.stopped:
+        raise WalkStopped(folder)
     if shared and (walker.found.linked or not walker.complete):
-        walker = _Walker(folder, exclude, 0)
+        walker = _Walker(folder, exclude, 0, deadline=deadline)
         walker.run()
+        if walker.left:
+            raise WalkStopped(folder)
     root = str(folder)
     return walker.found.listing(unique=shared, made=walker.made, folder=root, real_root=os.path.realpath(root))
 
@@ -278,6 +288,7 @@ class _Found:
         self.directories: list[str] = []
         self.unreadable: dict[str, str] = {}
         self.linked = False  # a directory was entered through a symlink
+        self.stopped = False  # the walk stopped at its limit or deadline (a helper's part says so)
         # each symlink to a directory in the workspace -> its real path (seen even when the directory
         # it leads to is walked by its own name instead)
         self.aliases: dict[str, str] = {}
@@ -289,6 +300,7 @@ class _Found:
         self.directories += other.directories
         self.unreadable.update(other.unreadable)
         self.linked = self.linked or other.linked
+        self.stopped = self.stopped or other.stopped
         self.aliases.update(other.aliases)
 
     def listing(self, unique: bool, made: dict[str, Path] | None = None, folder: str = "", real_root: str = "") -> Listing:
@@ -431,6 +443,7 @@ class _Walker:
         while stack:
             if (limit is not None and _count(found) >= limit) or (deadline is not None and time.monotonic() > deadline):
                 self.left = len(stack)
+                self.found.stopped = True
                 break
             item = stack.pop()
             if isinstance(item, _Claims):

@@ -382,6 +382,36 @@ def test_a_shared_walk_with_work_meanwhile_does_it_once_and_finds_the_same(tmp_p
     assert _shape(shared) == _shape(alone)
 
 
+@pytest.mark.parametrize("helpers", [0, 1])
+def test_a_walk_still_under_way_at_its_deadline_raises(tmp_path, monkeypatch, helpers):
+    """The server's head start walks with a deadline (an editor waits for initialize's answer): a walk
+    any process of which is still under way then is no listing at all."""
+    import time
+
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    _share_small_trees(monkeypatch, discovery)
+    with pytest.raises(discovery.WalkStopped):
+        discovery.walk(tmp_path, (), helpers, deadline=time.monotonic() - 1)
+    assert _shape(discovery.walk(tmp_path, (), helpers, deadline=time.monotonic() + 60)) == _shape(alone)
+    if helpers:
+        # a helper that is slow (its share of directories takes it past the deadline) stops the walk,
+        # whatever this process found in time
+        parent = os.getpid()
+        real_scandir = os.scandir
+
+        def slow_in_a_helper(path):
+            if os.getpid() != parent:
+                time.sleep(0.05)
+            return real_scandir(path)
+
+        monkeypatch.setattr(discovery.os, "scandir", slow_in_a_helper)
+        with pytest.raises(discovery.WalkStopped):
+            discovery.walk(tmp_path, (), 1, deadline=time.monotonic() + 0.5)
+
+
 def test_a_helper_takes_the_shared_directories_a_busy_process_leaves(tmp_path, monkeypatch):
     """Chunks of shared subdirectories are claimed as each process gets to them: while this process is
     busy (check imports its analysers), its helper walks them."""

@@ -23,10 +23,12 @@ from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, parse_settings, 
 from ..discovery import (
     Bounded,
     Listing,
+    WalkStopped,
     inside_workspace,
     is_skill_filename,
     keeping,
     kept_from_exclusion,
+    walk,
     walk_nearest,
     within,
 )
@@ -126,7 +128,10 @@ class ServerWorkspace(Workspace):
             limit = self.settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
             with phase("walk"):
                 near = sorted(self.overlays)
-                listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near, self.walk_deadline)
+                if self.walk_deadline is not None and not near and not keep:
+                    listing, bounded = self._shared_walk(folder, exclude, limit, self.walk_deadline)
+                else:
+                    listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near, self.walk_deadline)
             self._anchors[folder] = set(near)
             self._kept[folder] = keep
             self._listings[folder] = listing
@@ -137,6 +142,22 @@ class ServerWorkspace(Workspace):
             if self.walked is not None:
                 self.walked()
         return self._listings[folder]
+
+    @staticmethod
+    def _shared_walk(folder: Path, exclude: tuple[str, ...], limit: int, deadline: float) -> tuple[Listing, Bounded | None]:
+        """The head start's walk (no file is open yet, so no file is nearer than another): shared with
+        forked helpers as `check`'s is, the whole tree or nothing (Bounded: over the limit of files,
+        or still under way at deadline; the first index then walks from the open files). The listing
+        is the one walk_nearest makes of a whole tree, in the same order; a folder reached through a
+        symlink is left to walk_nearest, which keeps the real paths of the links below it."""
+        if os.path.realpath(folder) != str(folder):
+            return walk_nearest(folder, exclude, limit, [], deadline)
+        try:
+            listing = walk(folder, exclude, forks.children_available(), deadline=deadline)
+        except WalkStopped:
+            return Listing(), Bounded(limit, 0, 1)
+        files = len(listing.skill_files) + len(listing.python_files) + len(listing.pyprojects)
+        return (listing, Bounded(limit, files, 1)) if files > limit else (listing, None)
 
     def unwalked(self, path: Path) -> bool:
         """Whether path (an open file) lies in a bounded folder whose walk did not start from it: the
@@ -351,7 +372,8 @@ def collected_after() -> Iterator[None]:
 
 def head_start(folders: list[Path], config: Config) -> bool:
     """serve()'s head start, before the protocol's modules are imported (half a second) and before any
-    thread exists: walk the folders initialize named and fork children on the skills whose place is
+    thread exists: walk the folders initialize named (with forked helpers, as `check` walks:
+    ServerWorkspace._shared_walk) and fork children on the skills whose place is
     known, for the first index to take (Session). Whether it started."""
     global _head
     started = time.perf_counter()
