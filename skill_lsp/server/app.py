@@ -34,6 +34,7 @@ from ..pysource import abandon_parses
 from ..rules.skills import name_problem
 from ..runtimes import discovering
 from ..skillfile import MAX_BODY_ITEMS, SkillFile
+from ..textutil import FileTooLarge
 from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
@@ -1314,8 +1315,11 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
     codec = ls.codec
     skill = model.skills.get(path)
     if skill is not None and quick and open_text is not None and ls.session is not None and not request.near:
-        file = await ls.run_aside(ls.session.skill_parse, path, open_text)
-        return _skill_symbols(ls, path, file, Lines(open_text, file.lines))
+        try:
+            file = await ls.run_aside(ls.session.skill_parse, path, open_text)
+            return _skill_symbols(ls, path, file, Lines(open_text, file.lines))
+        except FileTooLarge:  # over the bound of a buffer: the outline of what the model has
+            pass
     if skill is not None:
         return _skill_symbols(ls, path, skill.file, lines)
     python = model.pythons.get(path)

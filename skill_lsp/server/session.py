@@ -39,7 +39,7 @@ from ..outcome import is_recent
 from ..pysource import PySource
 from ..rules import DirCache, file_findings, run_rules
 from ..skillfile import SkillFile, parse_skill
-from ..textutil import FileTooLarge, decoded_problem, read_text, with_problem
+from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem
 from ..trace import phase
 
 log = logging.getLogger("skill_lsp.server")
@@ -733,8 +733,9 @@ class Session:
 
     def skill_parse(self, path: Path, text: str) -> SkillFile:
         """text's parse as a SKILL.md, the one the analysis made (or will take) when it is the text
-        analysed. From any thread: the cache keeps one parse a path, whoever made it."""
-        parsed = self.workspace._parse(path, text, python=False)
+        analysed. From any thread: the cache keeps one parse a path, whoever made it. Raises
+        FileTooLarge for a buffer over the bound of any file analysed (the analysis skips it)."""
+        parsed = self.workspace._parse(path, check_size(text, path.name), python=False)
         assert isinstance(parsed, SkillFile)
         return parsed
 

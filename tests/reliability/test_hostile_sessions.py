@@ -181,6 +181,24 @@ def test_a_7_mb_buffer_edited_30_times_a_second(server: RawClient, folder: Path)
     assert _final_links(server, path, version) == [lines]
 
 
+def test_an_outline_never_parses_a_buffer_over_the_bound(server: RawClient, folder: Path) -> None:
+    """An open SKILL.md's outline is made from the editor's text, but not from a buffer over the 8 MiB
+    every analysed file is held to (the analysis skips it too): the outline is then the model's.
+    (Validating on save, the edit is not analysed before the request: the model still has the skill.)"""
+    server.initialize(folder, {"validate": "onSave"})
+    server.wait_for_index()
+    path = folder / SKILL
+    server.open(path, skill_md(body="# Small\n\nSee [the guide](missing.md).\n"))
+    server.diagnostics(path, lambda items: "SK202" in codes(items), timeout=60)  # analysed: in the model
+    outline = server.call("textDocument/documentSymbol", {"textDocument": {"uri": path.as_uri()}})["result"]
+    assert "Small" in [symbol["name"] for symbol in outline]
+    huge = skill_md(body="# Huge\n\n" + "word " * (9 * 1024 * 1024 // 5))
+    server.notify("textDocument/didChange", {"textDocument": {"uri": path.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": huge}]})
+    answer = server.call("textDocument/documentSymbol", {"textDocument": {"uri": path.as_uri()}}, timeout=60)
+    assert [symbol["name"] for symbol in answer["result"]] == [symbol["name"] for symbol in outline]
+
+
 def test_typing_into_a_7_mb_buffer_is_analysed_when_the_typing_pauses(server: RawClient, folder: Path) -> None:
     """Each analysis of the buffer takes tens of milliseconds: analysing every edit of a burst (one
     publication an edit, 61 of 61 before) kept the analysis thread, and so the loop, busy throughout.
