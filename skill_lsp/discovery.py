@@ -248,7 +248,7 @@ class WalkStopped(Exception):
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
          meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = (),
-         deadline: float | None = None) -> Listing:
+         deadline: float | None = None, limit: int | None = None) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
     With helpers, up to that many forked processes share a large tree's walk with this one (on
@@ -256,11 +256,11 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     symlink, or lost a process, is done again alone: which of two ways into one directory is kept
     depends on the walk's order. `meanwhile` is called once the helpers are forked, before this
     process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
-    (kept_from_exclusion's) are excluded paths walked all the same. A walk (any of its processes)
-    still under way at deadline (time.monotonic()) raises WalkStopped.
+    (kept_from_exclusion's) are excluded paths walked all the same. A walk any of whose processes is
+    still under way at deadline (time.monotonic()), or has found limit files, raises WalkStopped.
     """
     exclude = keeping(exclude, keep)
-    walker = _Walker(folder, exclude, helpers, meanwhile, deadline=deadline)
+    walker = _Walker(folder, exclude, helpers, meanwhile, deadline=deadline, limit=limit)
     try:
         walker.run()
         shared = walker.collect()
@@ -269,7 +269,7 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     if walker.left or walker.found.stopped:
         raise WalkStopped(folder)
     if shared and (walker.found.linked or not walker.complete):
-        walker = _Walker(folder, exclude, 0, deadline=deadline)
+        walker = _Walker(folder, exclude, 0, deadline=deadline, limit=limit)
         walker.run()
         if walker.left:
             raise WalkStopped(folder)

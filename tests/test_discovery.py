@@ -383,9 +383,10 @@ def test_a_shared_walk_with_work_meanwhile_does_it_once_and_finds_the_same(tmp_p
 
 
 @pytest.mark.parametrize("helpers", [0, 1])
-def test_a_walk_still_under_way_at_its_deadline_raises(tmp_path, monkeypatch, helpers):
-    """The server's head start walks with a deadline (an editor waits for initialize's answer): a walk
-    any process of which is still under way then is no listing at all."""
+def test_a_walk_still_under_way_at_its_deadline_or_over_its_limit_raises(tmp_path, monkeypatch, helpers):
+    """The server's head start walks with a deadline (an editor waits for initialize's answer) and a
+    limit of files: a walk any process of which is still under way then, or has found more, is no
+    listing at all."""
     import time
 
     from skill_lsp import discovery
@@ -396,6 +397,11 @@ def test_a_walk_still_under_way_at_its_deadline_raises(tmp_path, monkeypatch, he
     with pytest.raises(discovery.WalkStopped):
         discovery.walk(tmp_path, (), helpers, deadline=time.monotonic() - 1)
     assert _shape(discovery.walk(tmp_path, (), helpers, deadline=time.monotonic() + 60)) == _shape(alone)
+    # a limit of files found by one process stops it the same way (the tree is larger than the limit)
+    with pytest.raises(discovery.WalkStopped):
+        discovery.walk(tmp_path, (), helpers, limit=10)
+    files = len(alone.skill_files) + len(alone.python_files) + len(alone.pyprojects)
+    assert _shape(discovery.walk(tmp_path, (), helpers, limit=files + 1)) == _shape(alone)
     if helpers:
         # a helper that is slow (its share of directories takes it past the deadline) stops the walk,
         # whatever this process found in time

@@ -147,13 +147,14 @@ class ServerWorkspace(Workspace):
     def _shared_walk(folder: Path, exclude: tuple[str, ...], limit: int, deadline: float) -> tuple[Listing, Bounded | None]:
         """The head start's walk (no file is open yet, so no file is nearer than another): shared with
         forked helpers as `check`'s is, the whole tree or nothing (Bounded: over the limit of files,
-        or still under way at deadline; the first index then walks from the open files). The listing
+        found by one of its processes or by all, or still under way at deadline; the first index then
+        walks from the open files). The listing
         is the one walk_nearest makes of a whole tree, in the same order; a folder reached through a
         symlink is left to walk_nearest, which keeps the real paths of the links below it."""
         if os.path.realpath(folder) != str(folder):
             return walk_nearest(folder, exclude, limit, [], deadline)
         try:
-            listing = walk(folder, exclude, forks.children_available(), deadline=deadline)
+            listing = walk(folder, exclude, forks.children_available(), deadline=deadline, limit=limit + 1)
         except WalkStopped:
             return Listing(), Bounded(limit, 0, 1)
         files = len(listing.skill_files) + len(listing.python_files) + len(listing.pyprojects)
