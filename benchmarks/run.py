@@ -255,12 +255,13 @@ def server_figures(manifest: Manifest, env: dict[str, str], samples: int, repeat
     # figure 3 as figure 1 is taken: the best of `repeat` runs, each beside a cold check of the same
     # tree (its floor, measured in the same rounds: the machine's speed drifts over a run)
     starts, checks = [], []
+    cold_check = [*check_command(str(root)), "--no-cache"]
     for _ in range(max(repeat - 1, 0)):
-        checks.append(timed([PYTHON, "-m", "skill_lsp", "check", "-q", str(root), "--no-cache"], env)[0])
+        checks.append(timed(cold_check, env)[0])
         spare, seconds = _started_on(env, root)
         spare.close()
         starts.append(seconds)
-    checks.append(timed([PYTHON, "-m", "skill_lsp", "check", "-q", str(root), "--no-cache"], env)[0])
+    checks.append(timed(cold_check, env)[0])
     client, seconds = _started_on(env, root)
     try:
         starts.append(seconds)
@@ -342,18 +343,9 @@ def _project(root: Path) -> Path:
     return root
 
 
-def _started(env: dict[str, str], root: Path) -> Client:
-    client = Client(env, root)
-    client.request("initialize", {"processId": os.getpid(), "rootUri": uri(root), "capabilities": {},
-                                  "initializationOptions": {"debounce": 0}})
-    client.notify("initialized", {})
-    client.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"])
-    return client
-
-
 def _open_to_diagnostics(env: dict[str, str], root: Path, path: Path, text: str) -> float:
     """Seconds from didOpen of text to its diagnostics, in a fresh server."""
-    client = _started(env, root)
+    client = _started_on(env, root)[0]
     try:
         sent = time.perf_counter()
         client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(path), "languageId": "plaintext",
@@ -367,7 +359,7 @@ def _open_to_diagnostics(env: dict[str, str], root: Path, path: Path, text: str)
 def _edits_at_the_end(env: dict[str, str], root: Path, path: Path, text: str) -> tuple[float, float]:
     """90 edits at the end of text, 30 a second, a documentSymbol request after every tenth: the
     slowest answer, and the seconds from the last edit to the diagnostics of the final version."""
-    client = _started(env, root)
+    client = _started_on(env, root)[0]
     try:
         client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(path), "languageId": "markdown",
                                                                 "version": 1, "text": text}})
@@ -438,10 +430,14 @@ def hostile_figures(out: Path, env: dict[str, str], manifest: Manifest, scale: f
 # -- the run ----------------------------------------------------------------------------------------
 
 
+def check_command(root: str) -> list[str]:
+    return [PYTHON, "-m", "skill_lsp", "check", "-q", root]
+
+
 def check_figures(manifest: Manifest, env: dict[str, str], repeat: int, skills_ref: bool) -> list[Row]:
     root = manifest.root
     size = manifest.skills
-    check = [PYTHON, "-m", "skill_lsp", "check", "-q", root]
+    check = check_command(root)
     rows: list[Row] = []
     cold, floor, rss = interleaved([*check, "--no-cache"], [PYTHON, FLOORS, "read-parse", root], env, repeat)
     rows.append(Row("1 cold check", size, cold, "s", floor, "read+compose", "≤ 1.5× floor"))

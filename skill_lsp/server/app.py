@@ -342,18 +342,24 @@ class SkillLanguageServer(LanguageServer):
             self.debounce.cancel()
         self.debounce = asyncio.get_running_loop().call_later(seconds, self.kick)
 
+    def _settling(self) -> float:
+        """The seconds the work waiting should still wait for its burst to stop (0 or less: none).
+        File events that keep coming (a checkout, a storm) wait EVENT_SETTLE after the last one; edits
+        alone, while typing into a buffer whose analysis is long, wait edit_settle after the last
+        edit (a request does not wait for that: it hands the work over at once, see flush).
+        Analysing each slice of a burst would cost an analysis per slice."""
+        now = time.monotonic()
+        if self.work.only_events():
+            return EVENT_SETTLE - (now - self.last_event)
+        if self.work.only_texts() and not self.waiters:
+            return self.edit_settle - (now - self.last_edit)
+        return 0.0
+
     async def pump(self) -> None:
         while self.completed < self.requested:
-            if self.work.only_events() and time.monotonic() - self.last_event < EVENT_SETTLE:
-                # file events still coming (a checkout, a storm): analysing each slice of the burst
-                # would cost an analysis per slice; the settle timer (files_changed) starts the pump
-                # again once they stop
-                return
-            quiet = time.monotonic() - self.last_edit
-            if self.work.only_texts() and not self.waiters and quiet < self.edit_settle:
-                # typing into a buffer whose analysis is long: analysed once the typing pauses (a
-                # request does not wait for that: it hands the work over at once, see flush)
-                self.kick_later(self.edit_settle - quiet)
+            settle = self._settling()
+            if settle > 0:
+                self.kick_later(settle)  # the pump starts again once the burst has stopped
                 return
             target = self.requested
             job, self.work = self.work, Job()
@@ -1301,25 +1307,27 @@ def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[Any] | None:
-    uri = params.text_document.uri
-    path = path_of(uri)
+    path = path_of(params.text_document.uri)
     open_text = ls.open_texts().get(path) if path is not None else None
     known = ls.model()
-    # an open SKILL.md the model knows: its outline is made from its text as the editor has it now,
-    # never waiting for the analysis of the edits before it (a 7 MB buffer typed into keeps it busy)
-    quick = open_text is not None and known is not None and path in known.skills
-    request = await request_context(ls, uri, wait=not quick)
+    session = ls.session
+    oversized = False
+    if (path is not None and open_text is not None and known is not None and path in known.skills
+            and session is not None and ls.indexed.is_set()):
+        # an open SKILL.md the model knows: its outline is made from its text as the editor has it
+        # now, never waiting for the analysis of the edits before it (a 7 MB buffer typed into keeps
+        # it busy)
+        try:
+            file = await ls.run_aside(session.skill_parse, path, open_text)
+            return _skill_symbols(ls, path, file, Lines(open_text, file.lines))
+        except FileTooLarge:  # over the bound of a buffer: the outline of what the model has, at once
+            oversized = True
+    request = await request_context(ls, params.text_document.uri, wait=not oversized)
     if request is None:
         return None
     path, model, lines = request.path, request.model, request.lines
     codec = ls.codec
     skill = model.skills.get(path)
-    if skill is not None and quick and open_text is not None and ls.session is not None and not request.near:
-        try:
-            file = await ls.run_aside(ls.session.skill_parse, path, open_text)
-            return _skill_symbols(ls, path, file, Lines(open_text, file.lines))
-        except FileTooLarge:  # over the bound of a buffer: the outline of what the model has
-            pass
     if skill is not None:
         return _skill_symbols(ls, path, skill.file, lines)
     python = model.pythons.get(path)
