@@ -158,6 +158,23 @@ def _codes(value: Any, key: str, problems: list[ConfigProblem]) -> tuple[str, ..
     return tuple(item for item in value if item not in unknown)
 
 
+def editor_config(data: dict[str, object], base: Path) -> tuple[Config, list[str]]:
+    """The core's Config from the editor's skillLsp settings (initializationOptions or
+    workspace/configuration), and what was wrong with them."""
+    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
+    config, problems = parse_settings(core, base, camel=True)
+    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
+        config = replace(config, user_skills_dir=None)
+    return config, [problem.message for problem in problems]
+
+
+def max_files_of(folder: Path, settings: Config) -> int:
+    """How many files the server indexes of a workspace folder: the editor's maxFiles, else the
+    folder's own `[tool.skill-lsp] max-files`, else DEFAULT_MAX_FILES."""
+    project = load_pyproject(folder / "pyproject.toml")
+    return settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
+
+
 def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> tuple[Config, list[ConfigProblem]]:
     """Build a Config from a `[tool.skill-lsp]` table (or the LSP `skillLsp` object)."""
     problems: list[ConfigProblem] = []

@@ -630,7 +630,9 @@ class Workspace:
         self._disk_texts[path] = (stamp, text)
         return text
 
-    def _parse(self, path: Path, text: str, python: bool) -> object:
+    def parse(self, path: Path, text: str, python: bool) -> object:
+        """The parse of path's text (a PySource when python, else a SkillFile), kept while the text is
+        the same: the build's and the server's requests share it."""
         cached = self._cache.get(path)
         if cached is not None and cached.text == text:
             return cached.value
@@ -743,7 +745,7 @@ class Workspace:
             except (OSError, FileTooLarge) as error:  # skipped, and the CLI says why
                 model.unreadable[path] = unreadable_reason(error)
                 continue
-            source = self._parse(path, text, python=True)
+            source = self.parse(path, text, python=True)
             assert isinstance(source, PySource)
             if source.calls or source.notes:
                 model.pythons[path] = PythonEntry(path, source, folder)
@@ -760,7 +762,7 @@ class Workspace:
             except (OSError, FileTooLarge) as error:
                 model.unreadable[job.path] = unreadable_reason(error)
                 continue
-            parsed = self._parse(job.path, text, python=False)
+            parsed = self.parse(job.path, text, python=False)
             assert isinstance(parsed, SkillFile)
             model.skills[job.path] = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed,
                                                 external=job.external)

@@ -19,6 +19,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    import gc
     import logging  # here: `check` never logs, and the import costs its start-up time
 
     # stdout carries the protocol: every log line goes to stderr
@@ -27,8 +28,17 @@ def serve(args: argparse.Namespace) -> int:
     from .. import forks
 
     forks.child_nice = CHILD_NICE
+    # Until the protocol's modules are in, what is allocated lives as long as the process (modules,
+    # classes, the head start's listing): the cycle collector would only scan it, again and again (a
+    # tenth of lsprotocol's import time). It is off meanwhile, as in `check` and its children, and
+    # what was allocated is frozen before it is on again: a first collection of all of it held the
+    # loop 0.1 s before initialize was answered.
+    gc.disable()
     stdin = None if args.tcp else _head_start()
     from .app import server
+
+    gc.freeze()  # (the first index unfreezes it, and freezes its model)
+    gc.enable()
 
     if args.tcp:
         server.start_tcp(args.host, args.port)
@@ -63,12 +73,21 @@ def _head_start() -> BinaryIO | None:
     if found is not None:
         folders, options = found
         try:
-            from ..config import Config
-            from .session import editor_config, head_start
+            from ..config import Config, editor_config
 
             # the settings on_initialize derives from the same options (app.parse_options)
             config = editor_config(options, folders[0])[0] if isinstance(options, dict) else Config()
-            head_start(folders, config)
+            walked = early.walk_folders(folders, config, _import_analysers)
+            if walked is not None:
+                from .session import head_start
+
+                head_start(folders, config, walked)
         except Exception:  # the first index does it all, as without a head start
             forks.stop_children()
     return cast(BinaryIO, early.Replay(ahead, stream))  # pygls calls its readline and read only
+
+
+def _import_analysers() -> None:
+    """Load the analysers (tree-sitter, libyaml, the rules: the session's modules) while the head
+    start's helpers walk, as `check` does (cli._import_analysers)."""
+    from . import session  # noqa: F401

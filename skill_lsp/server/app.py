@@ -25,7 +25,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__, forks
 from ..codefiles import is_code_path
-from ..config import user_agents_dir
+from ..config import editor_config, user_agents_dir
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..discovery import inside_workspace, is_skill_filename, is_user_agent_path, real_path_in
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
@@ -39,7 +39,7 @@ from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .protocol import SkillProtocol
-from .session import NearIndex, Session, Settings, collected_after, editor_config
+from .session import NearIndex, Session, Settings, collected_after
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")

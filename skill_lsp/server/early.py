@@ -3,11 +3,12 @@
 Importing pygls and lsprotocol takes about half a second, and an editor sends `initialize` as soon
 as it spawns the server. So on stdio, before that import and before any thread exists, serve()
 reads the first frame itself, exactly as pygls would (the same header lines, the same body length),
-and when it is an `initialize` naming workspace folders, walks them and forks the children of the
+and when it is an `initialize` naming workspace folders, walks them (walk_folders: with forked
+helpers, as `check` walks, while this process imports the analysers) and forks the children of the
 first index (session.head_start); the first Session takes both if its folders and settings are the
 same (else it stops the children). Every byte read is then handed to pygls unchanged (Replay), so
 a first message that is not `initialize`, is malformed or never ends is handled as it always was.
-Nothing here imports pygls: a module the server imports only after this has run.
+Nothing here imports pygls, or the analysers: modules the server imports only after this has run.
 """
 
 from __future__ import annotations
@@ -15,14 +16,25 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import unquote
+
+from .. import forks
+from ..config import Config, max_files_of, walk_exclude
+from ..discovery import Listing, WalkStopped, walk, walk_nearest, within
 
 # pygls' own header pattern (pygls.io_.run_async): the frame ends as pygls would end it
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
 # an initialize is a few kilobytes; a longer first body is left to pygls to read
 _MAX_BODY = 1 << 20
+# Seconds the head start may walk (the editor waits for initialize's answer meanwhile, and a walk cut
+# short is wasted): 10,000 skills take 0.17-0.3 s on a busy 2-core machine; a larger tree (or one over
+# the file limit, whose walk must start from the open files) is walked by the first index alone
+HEAD_START_WALK = 0.6
 
 
 class Replay:
@@ -115,3 +127,59 @@ def _folder_path(uri: object) -> Path | None:
     if "\x00" in path or not os.path.isdir(path):
         return None
     return Path(os.path.abspath(path))
+
+
+@dataclass
+class Walked:
+    """The head start's walk: each folder's whole listing, and when the walk began (time.time_ns():
+    a file changed since may have been missed by it, Session.index_since)."""
+
+    at: int
+    listings: dict[Path, Listing]
+
+
+def walk_folders(folders: list[Path], config: Config, meanwhile: Callable[[], object] | None = None) -> Walked | None:
+    """Each folder walked whole within HEAD_START_WALK seconds, its files no more than the server's
+    limit (config.max_files_of), as ServerWorkspace walks a folder with no file open; None when it would
+    not pay: a folder of / or holding a home directory (a walk of seconds, and a bounded one), one over the
+    limit (the walk that counts starts from the open files, not known yet) or one cut short by the
+    deadline. `meanwhile` is done once: while the first walk's forked helpers walk (discovery.walk's),
+    else after the walks."""
+    home = Path.home()
+    if any(folder == Path(folder.anchor) or within(home, folder) for folder in folders):
+        return None
+    done: list[object] = []
+
+    def once() -> None:
+        if not done and meanwhile is not None:
+            done.append(meanwhile())
+
+    at = time.time_ns()
+    deadline = time.monotonic() + HEAD_START_WALK
+    listings: dict[Path, Listing] = {}
+    for folder in folders:
+        folder = Path(os.path.abspath(folder))
+        listing = _walk_whole(folder, walk_exclude(folder, config), max_files_of(folder, config), deadline, once)
+        if listing is None:
+            return None
+        listings[folder] = listing
+    once()
+    return Walked(at, listings)
+
+
+def _walk_whole(folder: Path, exclude: tuple[str, ...], limit: int, deadline: float,
+                meanwhile: Callable[[], object]) -> Listing | None:
+    """The whole folder's listing, shared with forked helpers as `check`'s walk is, or None (over the
+    limit of files, found by one of its processes or by all, or still under way at deadline). The
+    listing is the one walk_nearest makes of a whole tree, in the same order; a folder reached through
+    a symlink is left to walk_nearest, which keeps the real paths of the links below it."""
+    if os.path.realpath(folder) != str(folder):
+        listing, bounded = walk_nearest(folder, exclude, limit, [], deadline)
+        return listing if bounded is None else None
+    try:
+        listing = walk(folder, exclude, forks.children_available(), meanwhile=meanwhile, deadline=deadline,
+                       limit=limit + 1)
+    except WalkStopped:
+        return None
+    files = len(listing.skill_files) + len(listing.python_files) + len(listing.pyprojects)
+    return None if files > limit else listing

@@ -19,20 +19,18 @@ from pathlib import Path
 from .. import cache, forks, trace
 from ..cache import Analyser, Context, Deps, Job, analysis_context, deps_hold, file_stamp
 from ..codefiles import is_code_path
-from ..config import DEFAULT_MAX_FILES, Config, load_pyproject, parse_settings, walk_exclude
+from ..config import Config, max_files_of, walk_exclude
 from ..discovery import (
     Bounded,
     Listing,
-    WalkStopped,
     inside_workspace,
     is_skill_filename,
     keeping,
     kept_from_exclusion,
-    walk,
     walk_nearest,
     within,
 )
-from ..index import Model, SkillFacts, SkillJob, Workspace
+from ..index import Model, SkillEntry, SkillFacts, SkillJob, Workspace
 from ..model import Finding
 from ..nearest import may_reach
 from ..outcome import is_recent
@@ -41,6 +39,7 @@ from ..rules import DirCache, file_findings, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem
 from ..trace import phase
+from .early import Walked
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -49,10 +48,6 @@ log = logging.getLogger("skill_lsp.server")
 PRELIMINARY_FILES = 100
 # skills analysed between two progress reports of a large index
 PROGRESS_EVERY = 500
-# Seconds the head start may walk (the editor waits for initialize's answer meanwhile, and a walk cut
-# short is wasted): 10,000 skills take 0.17-0.3 s on a busy 2-core machine; a larger tree (or one over
-# the file limit, whose walk must start from the open files) is walked by the first index alone
-HEAD_START_WALK = 0.6
 # Seconds a file's timestamp may lag the wall clock: Linux stamps files with a clock that ticks once a
 # jiffy (at most 10 ms). A file system with coarser timestamps (FAT's 2 s) may hide a change made in
 # the first index's first second from changed_since; the editor's own saves still come as events.
@@ -103,7 +98,6 @@ class ServerWorkspace(Workspace):
         # the head start (start_early): its analyser, for the first build, and when its walk began
         self.early: Analyser | None = None
         self.walked_at: int | None = None
-        self.walk_deadline: float | None = None  # (time.monotonic()) a walk still going then stops
         # folders whose walk stopped at the limit of files (config max_files), and where
         self.bounded: dict[Path, Bounded] = {}
         self._anchors: dict[Path, set[Path]] = {}  # the open files a folder's walk started from
@@ -124,14 +118,9 @@ class ServerWorkspace(Workspace):
         # excluded subtree is walked too (and walked again when that changes)
         keep = kept_from_exclusion(folder, exclude, sorted(self.overlays)) if exclude and self.overlays else ()
         if folder not in self._listings or self._kept.get(folder, ()) != keep:
-            project = load_pyproject(folder / "pyproject.toml")  # [tool.skill-lsp] max-files, under the editor's
-            limit = self.settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
             with phase("walk"):
                 near = sorted(self.overlays)
-                if self.walk_deadline is not None and not near and not keep:
-                    listing, bounded = self._shared_walk(folder, exclude, limit, self.walk_deadline)
-                else:
-                    listing, bounded = walk_nearest(folder, keeping(exclude, keep), limit, near, self.walk_deadline)
+                listing, bounded = walk_nearest(folder, keeping(exclude, keep), max_files_of(folder, self.settings), near)
             self._anchors[folder] = set(near)
             self._kept[folder] = keep
             self._listings[folder] = listing
@@ -143,48 +132,25 @@ class ServerWorkspace(Workspace):
                 self.walked()
         return self._listings[folder]
 
-    @staticmethod
-    def _shared_walk(folder: Path, exclude: tuple[str, ...], limit: int, deadline: float) -> tuple[Listing, Bounded | None]:
-        """The head start's walk (no file is open yet, so no file is nearer than another): shared with
-        forked helpers as `check`'s is, the whole tree or nothing (Bounded: over the limit of files,
-        found by one of its processes or by all, or still under way at deadline; the first index then
-        walks from the open files). The listing
-        is the one walk_nearest makes of a whole tree, in the same order; a folder reached through a
-        symlink is left to walk_nearest, which keeps the real paths of the links below it."""
-        if os.path.realpath(folder) != str(folder):
-            return walk_nearest(folder, exclude, limit, [], deadline)
-        try:
-            listing = walk(folder, exclude, forks.children_available(), deadline=deadline, limit=limit + 1)
-        except WalkStopped:
-            return Listing(), Bounded(limit, 0, 1)
-        files = len(listing.skill_files) + len(listing.python_files) + len(listing.pyprojects)
-        return (listing, Bounded(limit, files, 1)) if files > limit else (listing, None)
-
     def unwalked(self, path: Path) -> bool:
         """Whether path (an open file) lies in a bounded folder whose walk did not start from it: the
         walk may have stopped before its neighbours (its skills root) were reached."""
         return any(within(path, folder) and path not in self._anchors.get(folder, ()) for folder in self.bounded)
 
-    def start_early(self) -> bool:
-        """The head start (see head_start): walk the folders and fork children on the skills whose place
-        is known; the first build takes both. False (and nothing kept) when it would not pay."""
-        home = Path.home()
-        if any(folder == Path(folder.anchor) or within(home, folder) for folder in self.folders):
-            return False  # / or a home directory: a walk of seconds, and a bounded one
-        self.walked_at = time.time_ns()
-        self.analyser = Analyser(forks.children_available())
-        self.walk_deadline = time.monotonic() + HEAD_START_WALK
-        try:
-            model, skill_paths, _, directories = self.gather()
-        finally:
-            self.walk_deadline = None
-        self._cut = None
-        # bounded, the walk that counts starts from the open files, not known yet; cut short by the
-        # deadline, it is not the whole tree
-        if self.bounded:
-            self._listings.clear()
-            self.bounded.clear()
+    def start_early(self, walked: Walked) -> bool:
+        """The head start (see head_start): take the walk of the folders serve() made (early.walk_folders)
+        and fork children on the skills whose place is known; the first build takes both. False (and
+        nothing kept) when it would not pay."""
+        if sorted(walked.listings) != sorted(self.folders):
             return False
+        self.walked_at = walked.at
+        for folder, listing in walked.listings.items():  # as _listing keeps a walk from no open file
+            self._listings[folder] = listing
+            self._kept[folder] = ()
+            self._anchors[folder] = set()
+        self.analyser = Analyser(forks.children_available())
+        model, skill_paths, _, directories = self.gather()
+        self._cut = None
         self.prepare(model, skill_paths, directories)
         if self.analyser.early is None:
             return False
@@ -232,15 +198,16 @@ class ServerWorkspace(Workspace):
     def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
         kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
         with phase("parse skills"):
-            # each job with its stamp and context, and its analysis when the one known still holds
-            placed: list[tuple[SkillJob, tuple[int, int] | None, Context, _Analysis | None]] = []
+            # each job, with its analysis when the one known still holds
+            placed: list[tuple[SkillJob, _Analysis | None]] = []
             misses: list[Job] = []
+            wanted: dict[Path, tuple[tuple[int, int] | None, Context]] = {}  # a miss's stamp and context
             # a context by the identity of its parts: there are a handful, and making one per skill
             # cost more than the lookup
             contexts: dict[tuple[object, ...], Context] = {}
             for job in jobs:
                 if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
-                    placed.append((job, None, (), None))
+                    placed.append((job, None))
                     continue
                 config = model.config_for(job.path, self.settings)
                 identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
@@ -251,11 +218,24 @@ class ServerWorkspace(Workspace):
                 known = self._analyses.get(job.path)
                 if known is None or known.stamp != stamp or known.context != context or not deps_hold(known.deps):
                     misses.append((job, config, self.with_deps))
+                    wanted[job.path] = stamp, context
                     known = None
-                placed.append((job, stamp, context, known))
-            analysed = self.analyser.analyse(misses, self._progress(len(misses))) if misses else {}
+                placed.append((job, known))
+            # each new analysis makes its entry as soon as it is here (while children still work, as
+            # check's do); the model takes them in the jobs' order below
+            made: dict[Path, tuple[_Analysis, SkillEntry]] = {}
+            progress = self._progress(len(misses))
+
+            def take(job: SkillJob, result: cache.Analysis) -> None:
+                progress()
+                if not isinstance(result, str):
+                    stamp, context = wanted[job.path]
+                    analysis = _Analysis(stamp, context, *result)
+                    made[job.path] = analysis, self.analysed_entry(job, analysis.facts, analysis.findings)
+
+            analysed = self.analyser.analyse(misses, take) if misses else {}
             now = time.time_ns()
-            for job, stamp, context, known in placed:  # the model takes the entries in the jobs' order
+            for job, known in placed:  # the model takes the entries in the jobs' order
                 if job.path in self.overlays:
                     self._load_skills(model, [job])
                     continue
@@ -264,19 +244,21 @@ class ServerWorkspace(Workspace):
                     if isinstance(result, str):
                         model.unreadable[job.path] = result
                         continue
-                    known = _Analysis(stamp, context, *result)
+                    known, entry = made[job.path]
+                else:
+                    entry = self.analysed_entry(job, known.facts, known.findings)
                 # not kept when changed within the clock's granularity: a later change may not move its mtime
                 if _settled(known, now):
                     kept[job.path] = known
-                model.skills[job.path] = self.analysed_entry(job, known.facts, known.findings)
+                model.skills[job.path] = entry
         self._analyses = kept
 
-    def _progress(self, total: int) -> Callable[[SkillJob, cache.Analysis], None]:
-        """What the analyser calls as each analysis arrives (the model takes them all at the end, in
-        the jobs' order): every PROGRESS_EVERY of a large index, it says how far it is."""
+    def _progress(self, total: int) -> Callable[[], None]:
+        """What is called as each analysis arrives: every PROGRESS_EVERY of a large index, it says how
+        far it is."""
         done = 0
 
-        def arrived(job: SkillJob, result: cache.Analysis) -> None:
+        def arrived() -> None:
             nonlocal done
             done += 1
             if self.report is not None and total > PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
@@ -371,15 +353,14 @@ def collected_after() -> Iterator[None]:
             gc.enable()
 
 
-def head_start(folders: list[Path], config: Config) -> bool:
+def head_start(folders: list[Path], config: Config, walked: Walked) -> bool:
     """serve()'s head start, before the protocol's modules are imported (half a second) and before any
-    thread exists: walk the folders initialize named (with forked helpers, as `check` walks:
-    ServerWorkspace._shared_walk) and fork children on the skills whose place is
-    known, for the first index to take (Session). Whether it started."""
+    thread exists: given the walk of the folders initialize named (early.walk_folders), fork children
+    on the skills whose place is known, for the first index to take (Session). Whether it started."""
     global _head
     started = time.perf_counter()
     workspace = ServerWorkspace(folders, config)
-    if not workspace.start_early():
+    if not workspace.start_early(walked):
         log.debug("no head start (%.0f ms)", (time.perf_counter() - started) * 1000)
         return False
     _head = workspace
@@ -399,16 +380,6 @@ def _take_head_start(folders: list[Path], config: Config) -> ServerWorkspace | N
         return head
     head.discard_early()
     return None
-
-
-def editor_config(data: dict[str, object], base: Path) -> tuple[Config, list[str]]:
-    """The core's Config from the editor's skillLsp settings (initializationOptions or
-    workspace/configuration), and what was wrong with them."""
-    core = {key: value for key, value in data.items() if key not in ("validate", "debounce", "server", "trace")}
-    config, problems = parse_settings(core, base, camel=True)
-    if isinstance(core.get("userSkillsDir"), str) and not core["userSkillsDir"]:
-        config = replace(config, user_skills_dir=None)
-    return config, [problem.message for problem in problems]
 
 
 class Session:
@@ -584,7 +555,7 @@ class Session:
         folder = model.folder_of(path)
         if builder is None or not within(path, folder):
             return self.full_analysis()
-        source = self.workspace._parse(path, text, python=True)
+        source = self.workspace.parse(path, text, python=True)
         assert isinstance(source, PySource)
         affected = builder.update_python(path, source, folder)
         if affected is None:
@@ -615,7 +586,7 @@ class Session:
             text = self.workspace.text_of(path)
         except (OSError, FileTooLarge):  # gone, or now too large: the full analysis reports it
             return self.full_analysis()
-        parsed = self.workspace._parse(path, text, python=False)
+        parsed = self.workspace.parse(path, text, python=False)
         assert isinstance(parsed, SkillFile)
         skill = model.skills[path]
         old_name, old_key = skill.name, skill.key
@@ -728,7 +699,7 @@ class Session:
 
     def python_source(self, path: Path, text: str) -> PySource:
         """text's parse, the one the analysis made when it is the text analysed."""
-        source = self.workspace._parse(path, text, python=True)
+        source = self.workspace.parse(path, text, python=True)
         assert isinstance(source, PySource)
         return source
 
@@ -736,7 +707,7 @@ class Session:
         """text's parse as a SKILL.md, the one the analysis made (or will take) when it is the text
         analysed. From any thread: the cache keeps one parse a path, whoever made it. Raises
         FileTooLarge for a buffer over the bound of any file analysed (the analysis skips it)."""
-        parsed = self.workspace._parse(path, check_size(text, path.name), python=False)
+        parsed = self.workspace.parse(path, check_size(text, path.name), python=False)
         assert isinstance(parsed, SkillFile)
         return parsed
 

@@ -337,13 +337,15 @@ def test_settings_the_client_serves_after_initialize_outrule_the_head_start(
 def test_a_head_start_whose_walk_outlasts_its_deadline_is_dropped(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A tree too large to walk while the editor waits for initialize's answer: no head start, no child."""
     from skill_lsp.config import Config
+    from skill_lsp.server import early
     from skill_lsp.server import session as session_module
 
-    monkeypatch.setattr(session_module, "HEAD_START_WALK", -1.0)  # past its deadline from the start
-    assert not session_module.head_start([workspace], Config())
+    monkeypatch.setattr(early, "HEAD_START_WALK", -1.0)  # past its deadline from the start
+    assert early.walk_folders([workspace], Config()) is None
     assert session_module._head is None and not forks._live
-    monkeypatch.setattr(session_module, "HEAD_START_WALK", 60.0)
-    assert session_module.head_start([workspace], Config())
+    monkeypatch.setattr(early, "HEAD_START_WALK", 60.0)
+    walked = early.walk_folders([workspace], Config())
+    assert walked is not None and session_module.head_start([workspace], Config(), walked)
     assert forks._live
     session = Session([workspace])
     assert session.workspace.early is not None and session_module._head is None
@@ -353,3 +355,46 @@ def test_a_head_start_whose_walk_outlasts_its_deadline_is_dropped(workspace: Pat
     alone = Session([workspace])
     alone.full_analysis()
     assert session.findings == alone.findings
+
+
+@needs_children
+def test_the_head_start_walks_each_folder_whole_while_the_analysers_import(
+        tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """serve() walks the folders initialize named as `check` does, with a forked helper, and imports
+    the analysers meanwhile, once: each listing is the one the first index makes of the folder with
+    no file open. A folder holding a home directory, or over the file limit, gets no head start."""
+    from skill_lsp import discovery
+    from skill_lsp.config import DEFAULT_MAX_FILES, Config, walk_exclude
+    from skill_lsp.server import early
+
+    small = tmp_path / "small"
+    write_files(small, {"skills/alone/SKILL.md": skill_md("alone"), "agents/a.py": "x = 1\n"})
+    helpers: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        pid = real_fork()
+        if pid:
+            helpers.append(pid)
+        return pid
+
+    monkeypatch.setattr(discovery.os, "fork", counting_fork)
+    calls: list[int] = []  # how many helpers were forked when the analysers were imported
+    before = time.time_ns()
+    walked = early.walk_folders([small, workspace], Config(), lambda: calls.append(len(helpers)))
+    assert walked is not None and walked.at >= before
+    assert len(calls) == 1 and calls[0] >= 1  # during the large folder's walk, not after it
+    for folder in (small, workspace):
+        alone, bounded = discovery.walk_nearest(folder, walk_exclude(folder, Config()), DEFAULT_MAX_FILES, [])
+        assert bounded is None
+        listing = walked.listings[folder]
+        assert (listing.skill_files, listing.python_files, listing.directories) == (
+            alone.skill_files, alone.python_files, alone.directories)
+    assert len(walked.listings[workspace].skill_files) == 1600
+    # a walk that forks nothing: the import comes after it, still once
+    calls.clear()
+    assert early.walk_folders([small], Config(), lambda: calls.append(len(helpers))) is not None
+    assert len(calls) == 1
+    assert early.walk_folders([workspace], Config(max_files=100)) is None
+    monkeypatch.setenv("HOME", str(small / "skills"))  # a folder holding a home directory
+    assert early.walk_folders([small], Config()) is None
