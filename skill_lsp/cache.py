@@ -491,10 +491,11 @@ class Analyser:
         self.batches: list[Batch] = []  # to stop, should the build end early
         self.forked = 0  # children forked so far
 
-    def start_early(self, jobs: list[Job]) -> None:
-        """Children start on jobs while this process goes on (reading the Python files)."""
-        if len(jobs) >= PARALLEL_FROM and self.children:
-            self.early = self._batch(jobs, growing=True)
+    def start_early(self, jobs: list[Job], least: int = PARALLEL_FROM) -> None:
+        """Children start on jobs while this process goes on (reading the Python files), when there
+        are at least `least` of them."""
+        if len(jobs) >= least and self.children:
+            self.early = self._batch(jobs, growing=True, least=least)
 
     def poll(self) -> None:
         """Take in what the early children have streamed so far (between this process's own files)."""
@@ -508,8 +509,8 @@ class Analyser:
         self.batches = []
         self.early = None
 
-    def _batch(self, jobs: list[Job], growing: bool = False) -> Batch:
-        children = self.children if len(jobs) >= PARALLEL_FROM else 0
+    def _batch(self, jobs: list[Job], growing: bool = False, least: int = PARALLEL_FROM) -> Batch:
+        children = self.children if len(jobs) >= least else 0
         if children:
             ready_for_children()
         batch = Batch(jobs, children, growing)

@@ -398,3 +398,27 @@ def test_the_head_start_walks_each_folder_whole_while_the_analysers_import(
     assert early.walk_folders([workspace], Config(max_files=100)) is None
     monkeypatch.setenv("HOME", str(small / "skills"))  # a folder holding a home directory
     assert early.walk_folders([small], Config()) is None
+
+
+@needs_children
+def test_a_head_start_forks_from_fewer_skills_than_a_build_and_finds_the_same(tmp_path: Path) -> None:
+    """The head start's child works while the protocol imports: worth a fork from a few hundred
+    skills (session.HEAD_START_FROM), where a later build (cache.PARALLEL_FROM) analyses alone."""
+    from skill_lsp.config import Config
+    from skill_lsp.server import early
+    from skill_lsp.server import session as session_module
+
+    root = tmp_path / "some"
+    many_skills(root, 300)
+    assert session_module.HEAD_START_FROM <= 300 < cache.PARALLEL_FROM
+    walked = early.walk_folders([root], Config())
+    assert walked is not None and session_module.head_start([root], Config(), walked)
+    assert forks._live
+    started = Session([root])
+    started.full_analysis()
+    assert started.workspace.forked >= 1 and not forks._live
+    alone = Session([root])  # no head start: the build forks nothing for 300 skills
+    alone.full_analysis()
+    assert alone.workspace.forked == 0
+    assert started.findings == alone.findings
+    assert {finding.code for findings in started.findings.values() for finding in findings} >= {"SK108", "AD101"}
