@@ -151,3 +151,19 @@ def span_of(source: str, needle: str, occurrence: int = 1) -> tuple[int, int, in
                 return number, start + 1, number, start + 1 + len(needle)
             start = line.find(needle, start + 1)
     raise AssertionError(f"{needle!r} not found {occurrence} time(s)")
+
+
+def counting_forks(monkeypatch: Any, module: Any) -> list[int]:
+    """The pids this process forks through module's os.fork from now on (a child appends to its own
+    copy of the list, never to this one)."""
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(module.os, "fork", counting_fork)
+    return forked

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import codes, having, one, skill_md, span_of, where, write_files
+from .helpers import codes, counting_forks, having, one, skill_md, span_of, where, write_files
 
 BROKEN = "no frontmatter at all\n"  # SK101 wherever it is discovered
 
@@ -350,16 +350,7 @@ def test_a_shared_walk_finds_what_one_process_finds(tmp_path, monkeypatch, helpe
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
     _share_small_trees(monkeypatch, discovery)
-    forks: list[int] = []
-    real_fork = os.fork
-
-    def counting_fork() -> int:
-        pid = real_fork()
-        if pid:
-            forks.append(pid)
-        return pid
-
-    monkeypatch.setattr(discovery.os, "fork", counting_fork)
+    forks = counting_forks(monkeypatch, discovery)
     shared = discovery.walk(tmp_path, (), helpers)
     assert len(forks) == helpers
     assert _shape(shared) == _shape(alone)

@@ -24,7 +24,7 @@ from skill_lsp import cache, forks
 from skill_lsp.server import CHILD_NICE
 from skill_lsp.server.session import SINCE_MARGIN, Session
 
-from ..helpers import skill_md, write_files
+from ..helpers import counting_forks, skill_md, write_files
 from .rpc import Message, RawClient, checked
 
 DEBUG_SERVER = [sys.executable, "-m", "skill_lsp", "serve", "--log-level", "DEBUG"]
@@ -369,16 +369,7 @@ def test_the_head_start_walks_each_folder_whole_while_the_analysers_import(
 
     small = tmp_path / "small"
     write_files(small, {"skills/alone/SKILL.md": skill_md("alone"), "agents/a.py": "x = 1\n"})
-    helpers: list[int] = []
-    real_fork = os.fork
-
-    def counting_fork() -> int:
-        pid = real_fork()
-        if pid:
-            helpers.append(pid)
-        return pid
-
-    monkeypatch.setattr(discovery.os, "fork", counting_fork)
+    helpers = counting_forks(monkeypatch, discovery)
     calls: list[int] = []  # how many helpers were forked when the analysers were imported
     before = time.time_ns()
     walked = early.walk_folders([small, workspace], Config(), lambda: calls.append(len(helpers)))
