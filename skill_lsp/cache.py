@@ -491,9 +491,10 @@ class Analyser:
         self.batches: list[Batch] = []  # to stop, should the build end early
         self.forked = 0  # children forked so far
 
-    def start_early(self, jobs: list[Job], least: int = PARALLEL_FROM) -> None:
+    def start_early(self, jobs: list[Job], least: int | None = None) -> None:
         """Children start on jobs while this process goes on (reading the Python files), when there
-        are at least `least` of them."""
+        are at least `least` of them (PARALLEL_FROM)."""
+        least = PARALLEL_FROM if least is None else least
         if len(jobs) >= least and self.children:
             self.early = self._batch(jobs, growing=True, least=least)
 
@@ -509,8 +510,8 @@ class Analyser:
         self.batches = []
         self.early = None
 
-    def _batch(self, jobs: list[Job], growing: bool = False, least: int = PARALLEL_FROM) -> Batch:
-        children = self.children if len(jobs) >= least else 0
+    def _batch(self, jobs: list[Job], growing: bool = False, least: int | None = None) -> Batch:
+        children = self.children if len(jobs) >= (PARALLEL_FROM if least is None else least) else 0
         if children:
             ready_for_children()
         batch = Batch(jobs, children, growing)

@@ -450,6 +450,10 @@ class _Walker:
                 stack += self._claim(item)
                 continue
             directory, real, alone = item
+            # A helper lists the files of the chunks it claimed only. What lies outside them, every
+            # process walks (so that all number the shared directories alike), and the forking one
+            # lists: listed twice, a file counted twice towards the limit.
+            listing_files = alone or self.part == 0
             if real in seen:
                 continue  # a symlink loop, or a directory reached twice
             seen.add(real)
@@ -492,7 +496,7 @@ class _Walker:
                             found.aliases[entry.path] = target
                             subdirectories.append((entry.path, target, alone))
                             continue
-                    if not entry.is_file():
+                    if not listing_files or not entry.is_file():
                         continue
                 except OSError:
                     continue

@@ -409,6 +409,29 @@ def test_a_walk_still_under_way_at_its_deadline_or_over_its_limit_raises(tmp_pat
             discovery.walk(tmp_path, (), 1, deadline=time.monotonic() + 0.5)
 
 
+@pytest.mark.parametrize("helpers", [1, 3])
+def test_a_shared_walk_lists_each_file_once_so_its_limit_counts_each_once(tmp_path, monkeypatch, helpers):
+    """The directories every process walks (to number the shared ones alike) have their files listed
+    by the forking process only: a file listed twice was counted twice towards the limit, and a walk
+    under its limit stopped (found under load, when the helpers fork before the stack empties)."""
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 40)
+    alone = discovery.walk(tmp_path)
+    _share_small_trees(monkeypatch, discovery)
+    walker = discovery._Walker(tmp_path, (), helpers)
+    try:
+        walker.run()
+        assert walker.collect()
+    finally:
+        walker.stop()
+    found = walker.found
+    for name in ("skill_files", "python_files", "pyprojects"):
+        listed = getattr(found, name)
+        assert len(listed) == len(set(listed)), name
+        assert sorted(map(Path, listed)) == sorted(getattr(alone, name)), name
+
+
 def test_a_helper_takes_the_shared_directories_a_busy_process_leaves(tmp_path, monkeypatch):
     """Chunks of shared subdirectories are claimed as each process gets to them: while this process is
     busy (check imports its analysers), its helper walks them."""
