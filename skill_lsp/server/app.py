@@ -263,11 +263,13 @@ class SkillLanguageServer(LanguageServer):
                 return None
         return value
 
-    def lines_for(self, path: Path) -> Lines | None:
+    def lines_for(self, path: Path, text: str | None = None) -> Lines | None:
+        """The lines of path's text as the session has it (or of text, a newer one: the editor's)."""
         session = self.session
         if session is None:
             return None
-        text = session.text(path)
+        if text is None:
+            text = session.text(path)
         if text is None:
             return None
         with self.lines_lock:  # the loop and the worker both ask
@@ -1060,6 +1062,14 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     if request is None or session is None:
         return None
     path, model, lines, position, text = request.path, request.model, request.lines, request.position, request.text
+    typed = ls.open_texts().get(path)
+    if typed is not None and typed is not text and typed != text:
+        # The cursor is in the text the editor has now. The analysis of the last edits may still be
+        # under way (a request waits for it only so long), and its text then lacks what was just
+        # typed: the names are offered from the model as it stands, in the editor's text.
+        lines = ls.lines_for(path, typed) or Lines(typed)
+        position = lines.from_client(ls.codec, params.position)
+        text = typed
     if is_skill_filename(path.name):
         return _frontmatter_completion(ls, model, path, text, lines, position)
     if not _is_agent_file(ls, path):

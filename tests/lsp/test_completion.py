@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,24 @@ async def test_documentation_is_resolved_when_the_client_can(client: LanguageCli
     assert isinstance(item.documentation, types.MarkupContent)
     assert "**summarize-text-003** — loaded by AgentDeck" in item.documentation.value
     assert "Does task 3." in item.documentation.value
+
+
+async def test_names_are_offered_in_the_text_just_typed_while_its_analysis_runs(client: LanguageClient,
+                                                                              workspace: Path) -> None:
+    """A request waits for the analysis of the last edits only so long (app.REQUEST_WAIT), then answers
+    from the model as it stands. Completion answers in the text the editor has, where the cursor is:
+    here the open's analysis (20,000 unknown names) is still running when a line is typed below."""
+    agent = workspace / AGENT
+    names = ", ".join(f'"unknown-{number}"' for number in range(20_000))
+    opened = f'from agentdeck import Agent\n\nbusy = Agent(name="B", instructions="Busy.", skills=[{names}])\n'
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri(agent), language_id="python", version=1, text=opened)))
+    await asyncio.sleep(0.2)  # (the open's analysis starts; it takes seconds)
+    typed = opened + 'helper = Agent(name="H", instructions="Help.", skills=["summ"])\n'
+    change_document(client, agent, typed, 2)
+    line = typed.splitlines()[3]
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(agent)),
+        position=types.Position(line=3, character=line.index('"summ"') + 5)))
+    assert isinstance(result, types.CompletionList)
+    assert [item.label for item in result.items] == sorted(f"summarize-text-{number:03d}" for number in range(0, SKILLS, 3))
