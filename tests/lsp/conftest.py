@@ -48,6 +48,20 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, wor
     await lsp_client.shutdown_session()
 
 
+async def end(client: LanguageClient) -> None:
+    """Shut a server started by a test down, whatever happened: pytest-lsp's stop() waits for the
+    process without ending it, so a test that failed before its shutdown would hang there forever
+    (the server rightly lives while its client does)."""
+    try:
+        await asyncio.wait_for(client.shutdown_session(), 30)
+    except Exception:  # (the test's own failure is what it reports)
+        pass
+    process = client._server  # pytest-lsp's handle on the process
+    if process is not None and process.returncode is None:
+        process.kill()
+    await client.stop()
+
+
 async def wait_for_index(client: LanguageClient) -> None:
     """The server logs one line when the first index is done."""
     for _ in range(200):

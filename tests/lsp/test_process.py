@@ -15,7 +15,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import SERVER, codes, diagnostics_for, initialize_params, wait_for_index
+from .conftest import SERVER, codes, diagnostics_for, end, initialize_params, wait_for_index
 
 AGENT = ".agentdeck/agents/booking/agent.py"
 
@@ -117,9 +117,8 @@ async def test_watchers_progress_and_log_for_a_capable_client(workspace: Path) -
         kinds = [report.kind for report in client.progress_reports[tokens[0]]]
         assert kinds[0] == "begin" and kinds[-1] == "end"
         assert any("indexed 4 skills" in message.message for message in client.log_messages)
-        await client.shutdown_session()
     finally:
-        await client.stop()
+        await end(client)
 
 
 async def test_a_client_that_dies_ends_the_server(tmp_path: Path) -> None:
