@@ -34,7 +34,7 @@ from ..pysource import abandon_parses
 from ..rules.skills import name_problem
 from ..runtimes import discovering
 from ..skillfile import MAX_BODY_ITEMS, SkillFile
-from ..textutil import FileTooLarge
+from ..textutil import FileTooLarge, check_size
 from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
@@ -178,6 +178,10 @@ class SkillLanguageServer(LanguageServer):
         self.lines_cache: dict[Path, tuple[str, Lines]] = {}
         # the last outline of each SKILL.md, with what it was made from (_skill_symbols)
         self.symbols_cache: dict[Path, tuple[object, list[dict[str, Any]]]] = {}
+        # the outlines that show the first MAX_BODY_ITEMS headings of a SKILL.md: (position encoding,
+        # the text up to the end of the last heading shown, outline). A text that starts the same
+        # has the same outline, whatever follows (see document_symbols).
+        self.capped_outlines: dict[Path, tuple[str, str, list[dict[str, Any]]]] = {}
         self.lines_lock = threading.Lock()
         # Before the first index ends, requests about open documents are answered from a model of
         # the files nearest them, built on a thread of its own (the worker is busy with the index):
@@ -1292,27 +1296,46 @@ def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: 
     known = ls.symbols_cache.get(path)
     if known is not None and known[0] == key:
         return known[1]
-    symbols: list[types.DocumentSymbol] = []
+    # the answer's JSON, made directly (what the protocol's converter makes of DocumentSymbols)
+    outline: list[dict[str, Any]] = []
     for name, entry in file.lenient_fields.items():
         full = Span(entry.key_span.start, max(entry.key_span.end, entry.value_span.end))
-        detail = entry.value if isinstance(entry.value, str) else None
-        symbols.append(types.DocumentSymbol(
-            name=name, kind=types.SymbolKind.Property, range=lines.range(codec, full),
-            selection_range=lines.range(codec, entry.key_span), detail=(detail or "")[:80] or None,
-        ))
-    stack: list[tuple[int, list[types.DocumentSymbol]]] = []  # open headings: level, children
+        detail = (entry.value if isinstance(entry.value, str) else "")[:80]
+        symbol: dict[str, Any] = {"name": name, "kind": types.SymbolKind.Property.value,
+                                  "range": lines.range_json(codec, full),
+                                  "selectionRange": lines.range_json(codec, entry.key_span)}
+        if detail:
+            symbol["detail"] = detail
+        outline.append(symbol)
+    stack: list[tuple[int, list[dict[str, Any]]]] = []  # open headings: level, children
     for heading in headings:
-        where = lines.range(codec, heading.span)
-        children: list[types.DocumentSymbol] = []
-        symbol = types.DocumentSymbol(name=heading.text or "#", kind=types.SymbolKind.String, range=where,
-                                      selection_range=where, children=children)
+        where = lines.range_json(codec, heading.span)
+        children: list[dict[str, Any]] = []
+        symbol = {"name": heading.text or "#", "kind": types.SymbolKind.String.value, "range": where,
+                  "selectionRange": where, "children": children}
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
-        (stack[-1][1] if stack else symbols).append(symbol)
+        (stack[-1][1] if stack else outline).append(symbol)
         stack.append((heading.level, children))
-    outline: list[dict[str, Any]] = cast(SkillProtocol, ls.protocol).converter.unstructure(symbols)
     _keep_recent(ls.symbols_cache, path, (key, outline))
+    if len(headings) >= MAX_BODY_ITEMS and "\r" not in file.text:
+        # what the outline shows lies in the text up to its last heading's line break
+        last = headings[-1].span.start.line
+        _keep_recent(ls.capped_outlines, path, (key[0], file.text[: len("\n".join(lines.lines[: last + 1])) + 1], outline))
+    else:
+        ls.capped_outlines.pop(path, None)
     return outline
+
+
+def _capped_outline(ls: SkillLanguageServer, path: Path, text: str) -> list[dict[str, Any]] | None:
+    """The outline kept for path when it shows the first MAX_BODY_ITEMS headings and text starts
+    with all it shows: the same outline, without parsing the text. Typing at the end of a 7 MB
+    buffer asks for it again and again; its parse and headings cost 0.15 s of the loop's time each
+    (a SKILL.md's headings are found in order, so what follows the last one shown changes none)."""
+    known = ls.capped_outlines.get(path)
+    if known is None or known[0] != encoding_name(ls.codec) or not text.startswith(known[1]):
+        return None
+    return known[2]
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -1328,6 +1351,10 @@ async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbol
         # now, never waiting for the analysis of the edits before it (a 7 MB buffer typed into keeps
         # it busy)
         try:
+            check_size(open_text, path.name)
+            kept = _capped_outline(ls, path, open_text)
+            if kept is not None:
+                return kept
             file = await ls.run_aside(session.skill_parse, path, open_text)
             return _skill_symbols(ls, path, file, Lines(open_text, file.lines))
         except FileTooLarge:  # over the bound of a buffer: the outline of what the model has, at once

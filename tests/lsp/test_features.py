@@ -216,6 +216,33 @@ async def test_an_outline_follows_every_edit_that_moves_it(client: LanguageClien
                         ("Steps", lines + 2, [("Read \U0001f600 it", lines + 4, wide)])]
 
 
+async def test_an_outline_of_the_first_5000_headings_follows_the_edits_before_its_last(client: LanguageClient,
+                                                                                        workspace: Path) -> None:
+    """A SKILL.md whose outline shows its first 5,000 headings keeps that outline while the edits fall
+    after the last one shown (typing at the end of a long buffer), and follows every edit before it."""
+    skill = workspace / PARSE
+    front = "---\nname: parse-request\ndescription: Parse it.\n---\n\n"
+    body = "".join(f"## Step {number}\n\nDo step {number}.\n\n" for number in range(6000))
+    open_document(client, skill)
+
+    async def outline(text: str, version: int) -> list[tuple[str, int, str | None]]:
+        change_document(client, skill, text, version)
+        symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(skill)))
+        return [(symbol.name, symbol.range.start.line, symbol.detail) for symbol in symbols]
+
+    first = await outline(front + body, 2)
+    assert len(first) == 2 + 5000 and first[2] == ("Step 0", 5, None) and first[-1] == ("Step 4999", 5 + 4 * 4999, None)
+    assert await outline(front + body + "typed at the end", 3) == first
+    assert await outline(front + body + "typed at the end\n# A heading past the last shown\n", 4) == first
+    # a heading renamed, one added before the last one shown, the frontmatter changed: each shows
+    renamed = await outline(front + body.replace("## Step 4999\n", "## Last one\n"), 5)
+    assert renamed[-1] == ("Last one", 5 + 4 * 4999, None) and renamed[:-1] == first[:-1]
+    added = await outline(front + "## Intro\n" + body, 6)
+    assert added[2:4] == [("Intro", 5, None), ("Step 0", 6, None)] and added[-1] == ("Step 4998", 6 + 4 * 4998, None)
+    changed = await outline(front.replace("Parse it.", "Parse the request.") + body, 7)
+    assert changed[1] == ("description", 2, "Parse the request.") and changed[2:] == first[2:]
+
+
 async def test_document_links_and_code_lens(client: LanguageClient, workspace: Path) -> None:
     skill = workspace / ".agentdeck/skills/quote-fare/SKILL.md"
     (skill.parent / "references").mkdir()
