@@ -511,7 +511,8 @@ class Analyser:
         self.early = None
 
     def _batch(self, jobs: list[Job], growing: bool = False, least: int | None = None) -> Batch:
-        children = self.children if len(jobs) >= (PARALLEL_FROM if least is None else least) else 0
+        least = PARALLEL_FROM if least is None else least  # (read now: tests set PARALLEL_FROM)
+        children = self.children if len(jobs) >= least else 0
         if children:
             ready_for_children()
         batch = Batch(jobs, children, growing)

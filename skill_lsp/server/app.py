@@ -177,11 +177,9 @@ class SkillLanguageServer(LanguageServer):
         self.client_watches = False
         self.lines_cache: dict[Path, tuple[str, Lines]] = {}
         # the last outline of each SKILL.md, with what it was made from (_skill_symbols)
-        self.symbols_cache: dict[Path, tuple[object, list[dict[str, Any]]]] = {}
-        # the outlines that show the first MAX_BODY_ITEMS headings of a SKILL.md: (position encoding,
-        # the text up to the end of the last heading shown, outline). A text that starts the same
-        # has the same outline, whatever follows (see document_symbols).
-        self.capped_outlines: dict[Path, tuple[str, str, list[dict[str, Any]]]] = {}
+        # (key, outline, and for an outline of the first MAX_BODY_ITEMS headings the text up to the
+        # end of the last one shown: a text that starts the same has the same outline, _capped_outline)
+        self.symbols_cache: dict[Path, tuple[tuple[Any, ...], list[dict[str, Any]], str | None]] = {}
         self.lines_lock = threading.Lock()
         # Before the first index ends, requests about open documents are answered from a model of
         # the files nearest them, built on a thread of its own (the worker is busy with the index):
@@ -1317,13 +1315,13 @@ def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: 
             stack.pop()
         (stack[-1][1] if stack else outline).append(symbol)
         stack.append((heading.level, children))
-    _keep_recent(ls.symbols_cache, path, (key, outline))
+    shown = None
     if len(headings) >= MAX_BODY_ITEMS and "\r" not in file.text:
-        # what the outline shows lies in the text up to its last heading's line break
+        # what the outline shows lies in the text up to its last heading's line break (LF alone
+        # ends the lines of a text without CR)
         last = headings[-1].span.start.line
-        _keep_recent(ls.capped_outlines, path, (key[0], file.text[: len("\n".join(lines.lines[: last + 1])) + 1], outline))
-    else:
-        ls.capped_outlines.pop(path, None)
+        shown = file.text[: sum(map(len, lines.lines[: last + 1])) + last + 1]
+    _keep_recent(ls.symbols_cache, path, (key, outline, shown))
     return outline
 
 
@@ -1332,10 +1330,10 @@ def _capped_outline(ls: SkillLanguageServer, path: Path, text: str) -> list[dict
     with all it shows: the same outline, without parsing the text. Typing at the end of a 7 MB
     buffer asks for it again and again; its parse and headings cost 0.15 s of the loop's time each
     (a SKILL.md's headings are found in order, so what follows the last one shown changes none)."""
-    known = ls.capped_outlines.get(path)
-    if known is None or known[0] != encoding_name(ls.codec) or not text.startswith(known[1]):
+    known = ls.symbols_cache.get(path)
+    if known is None or known[2] is None or known[0][0] != encoding_name(ls.codec) or not text.startswith(known[2]):
         return None
-    return known[2]
+    return known[1]
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
