@@ -486,6 +486,8 @@ class SkillLanguageServer(LanguageServer):
     def publish(self, paths: set[Path]) -> None:
         """On the worker thread: push the diagnostics of paths, labelled with the document version
         they were computed from; open documents first."""
+        if getattr(self.protocol, "_shutdown", False):
+            return  # the client asked the server to stop: it no longer shows what is published
         if self.pull_mode:
             if paths and self.capability("workspace", "diagnostics", "refresh_support") and self.loop is not None:
                 self.loop.call_soon_threadsafe(self.workspace_diagnostic_refresh, None)
@@ -751,15 +753,24 @@ def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
 @server.feature(types.EXIT)
 def on_exit(ls: SkillLanguageServer, params: None) -> None:
     """Exit now, with the status the spec asks for: 0 after shutdown, 1 without."""
-    end_process(0 if getattr(ls.protocol, "_shutdown", False) else 1)
+    end_process(0 if getattr(ls.protocol, "_shutdown", False) else 1, cast(SkillProtocol, ls.protocol).send_lock)
 
 
-def end_process(code: int) -> None:
+# the seconds a message already being written may take to finish before the process ends
+FRAME_FINISH = 1.0
+
+
+def end_process(code: int, sending: threading.Lock | None = None) -> None:
     """End the process now, whatever the worker thread is doing: a parse in progress stops at its
     next read (it holds the GIL between reads), and nothing waits for the analysis to finish. The
-    children a large analysis forked are killed first (they would also get the kernel's death signal)."""
+    children a large analysis forked are killed first (they would also get the kernel's death signal).
+    sending: the lock each message is written under. A message the worker is writing (diagnostics of
+    megabytes) is finished first, within FRAME_FINISH, and none starts after it: the client still
+    reading never gets a frame cut short."""
     forks.stop_children()
     abandon_parses()
+    if sending is not None:
+        sending.acquire(timeout=FRAME_FINISH)  # (never released: nothing more is written)
     try:
         sys.stdout.flush()
     finally:

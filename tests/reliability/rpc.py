@@ -48,6 +48,11 @@ class RawClient:
         self.received: list[Message] = []
         self.violations: list[str] = []
         self.stdout_bytes = 0
+        # a client that stops reading in the middle of a long message: the body of the first frame
+        # longer than hold_over bytes is read only once release is set (holding says it came)
+        self.hold_over: int | None = None
+        self.holding = threading.Event()
+        self.release = threading.Event()
         self._ids = itertools.count(1)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -78,6 +83,9 @@ class RawClient:
                 self.violations.append(f"bad header block: {headers}")
                 return
             length = int(headers["content-length"])
+            if self.hold_over is not None and length > self.hold_over and not self.release.is_set():
+                self.holding.set()
+                self.release.wait()
             body = stream.read(length)
             self.stdout_bytes += len(body)
             if len(body) != length:
