@@ -38,7 +38,7 @@ from ..textutil import FileTooLarge, check_size
 from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
-from .protocol import SkillProtocol
+from .protocol import Serialized, SkillProtocol
 from .session import NearIndex, Session, Settings, collected_after
 from .watch import WorkspaceWatcher
 
@@ -179,7 +179,7 @@ class SkillLanguageServer(LanguageServer):
         # the last outline of each SKILL.md, with what it was made from (_skill_symbols)
         # (key, outline, and for an outline of the first MAX_BODY_ITEMS headings the text up to the
         # end of the last one shown: a text that starts the same has the same outline, _capped_outline)
-        self.symbols_cache: dict[Path, tuple[tuple[Any, ...], list[dict[str, Any]], str | None]] = {}
+        self.symbols_cache: dict[Path, tuple[tuple[Any, ...], Serialized, str | None]] = {}
         self.lines_lock = threading.Lock()
         # Before the first index ends, requests about open documents are answered from a model of
         # the files nearest them, built on a thread of its own (the worker is busy with the index):
@@ -1291,11 +1291,11 @@ async def references(ls: SkillLanguageServer, params: types.ReferenceParams) -> 
     return locations
 
 
-def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: Lines) -> list[dict[str, Any]]:
-    """A SKILL.md's outline: its frontmatter keys, then its headings as a tree, as the JSON the
+def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: Lines) -> Serialized:
+    """A SKILL.md's outline: its frontmatter keys, then its headings as a tree, encoded as the JSON the
     answer carries. The same outline as last time when nothing it shows moved: an editor asks again
     after every edit, and 5,000 headings cost a tenth of a second to build and as much again to
-    convert to JSON each time (a 7 MB buffer edited at its end)."""
+    encode each time (a 7 MB buffer edited at its end)."""
     codec = ls.codec
     headings = file.headings  # (5,000 at most: skillfile.MAX_BODY_ITEMS)
     key = (encoding_name(codec), tuple(lines.lines[: max(file.body_start, 0)]), tuple(
@@ -1332,11 +1332,12 @@ def _skill_symbols(ls: SkillLanguageServer, path: Path, file: SkillFile, lines: 
         # ends the lines of a text without CR)
         last = headings[-1].span.start.line
         shown = file.text[: sum(map(len, lines.lines[: last + 1])) + last + 1]
-    _keep_recent(ls.symbols_cache, path, (key, outline, shown))
-    return outline
+    encoded = Serialized(outline)
+    _keep_recent(ls.symbols_cache, path, (key, encoded, shown))
+    return encoded
 
 
-def _capped_outline(ls: SkillLanguageServer, path: Path, text: str) -> list[dict[str, Any]] | None:
+def _capped_outline(ls: SkillLanguageServer, path: Path, text: str) -> Serialized | None:
     """The outline kept for path when it shows the first MAX_BODY_ITEMS headings and text starts
     with all it shows: the same outline, without parsing the text. Typing at the end of a 7 MB
     buffer asks for it again and again; its parse and headings cost 0.15 s of the loop's time each
@@ -1348,7 +1349,7 @@ def _capped_outline(ls: SkillLanguageServer, path: Path, text: str) -> list[dict
 
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[Any] | None:
+async def document_symbols(ls: SkillLanguageServer, params: types.DocumentSymbolParams) -> list[Any] | Serialized | None:
     path = path_of(params.text_document.uri)
     open_text = ls.open_texts().get(path) if path is not None else None
     known = ls.model()

@@ -8,6 +8,8 @@
   dropped (except `exit`), as LSP 3.17 says.
 - After `shutdown`, a request gets InvalidRequest instead of silence.
 - Messages may be sent from any thread (the analysis thread publishes its diagnostics).
+- A handler may answer with a `Serialized` result, JSON made once and sent as it is: pygls would
+  convert and encode every element of a large answer again at each request, on the loop.
 - `didChange` edits are applied with LSP's own lines (CR, LF, CRLF; pygls also splits at
   U+2028, U+0085, form feed ... and so put edits on the wrong line) and positions past the
   end of a line or of the document are clamped to it; a change to a document that was never
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 import bisect
+import json
 import logging
 import operator
 import re
@@ -114,6 +117,20 @@ class LineIndex:
         self.starts = fresh
 
 
+class Serialized:
+    """A request's result already encoded as JSON, kept and sent as it is. An outline of 5,000
+    headings is about 1 MB of JSON: pygls' converter walked and copied every element and encoded it
+    again at each request, 0.1 s of the loop's time while a 7 MB buffer was typed into."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, result: Any) -> None:
+        self.text = json.dumps(result)
+
+    def decoded(self) -> Any:
+        return json.loads(self.text)
+
+
 class _Answered:
     """A message already answered while it was being decoded: nothing more to do."""
 
@@ -132,6 +149,18 @@ class SkillProtocol(LanguageServerProtocol):
         # loop would hold up every answer): one message at a time on the wire, from any thread.
         with self.send_lock:
             super()._send_data(data)
+
+    def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
+        if error is not None or not isinstance(result, Serialized):
+            super()._send_response(msg_id, result, error)
+            return
+        self._result_types.pop(msg_id, None)
+        body = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {result.text}}}'.encode()
+        header = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+        if self.writer is None:
+            return
+        with self.send_lock:
+            self.writer.write(header.encode() + body)  # (stdio's and TCP's writers are synchronous)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:

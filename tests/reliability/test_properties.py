@@ -415,4 +415,4 @@ def test_a_skill_outline_is_the_json_of_its_document_symbols(front: str, pieces:
         (stack[-1][1] if stack else expected).append(symbol)
         stack.append((heading.level, children))
     state = SimpleNamespace(codec=codec, symbols_cache={}, protocol=server.protocol)
-    assert _skill_symbols(state, Path("/p/SKILL.md"), file, lines) == server.protocol.converter.unstructure(expected)  # type: ignore[arg-type]
+    assert _skill_symbols(state, Path("/p/SKILL.md"), file, lines).decoded() == server.protocol.converter.unstructure(expected)  # type: ignore[arg-type]
