@@ -62,11 +62,14 @@ WAIT_SLICE = 0.02
 # seconds of quiet before file events are analysed (one notification a file: one analysis)
 EVENT_SETTLE = 0.05
 # Edits whose analysis is long (a buffer of megabytes) wait for a pause in the typing of half what
-# their last analysis took, up to EDIT_SETTLE_MAX seconds (the final diagnostics then come within
-# about one and a half analyses of the last edit): analysing every slice of a burst kept the
-# analysis thread busy, and so the event loop short of the interpreter, for the whole burst. An
-# analysis shorter than EDIT_SETTLE_FROM seconds (every usual file) never waits.
+# their last analysis took, at least EDIT_SETTLE_MIN and at most EDIT_SETTLE_MAX seconds (the final
+# diagnostics then come within about one and a half analyses of the last edit): analysing every slice
+# of a burst kept the analysis thread busy, and so the event loop short of the interpreter, for the
+# whole burst. An analysis shorter than EDIT_SETTLE_FROM seconds (every usual file) never waits. The
+# least pause is longer than a busy machine's gaps in a stream of edits 30 a second (a pause of 50 ms
+# let an analysis in between every third edit).
 EDIT_SETTLE_FROM = 0.03
+EDIT_SETTLE_MIN = 0.1
 EDIT_SETTLE_MAX = 0.25
 # seconds of quiet after a document opens before the first index ends, before the near model of the
 # open documents is made (an editor restoring a session opens several at once)
@@ -164,6 +167,10 @@ class SkillLanguageServer(LanguageServer):
         # how long edits wait for a pause in the typing: half what the last analysis of edits alone
         # took, when that was long (see EDIT_SETTLE_FROM)
         self.edit_settle = 0.0
+        self.running: Job | None = None  # the job the worker analyses
+        # the CPU seconds the last analysis of each recently edited document took (with what it
+        # was analysed with): a request does not wait for an analysis it cannot see the end of
+        self.analysis_cpu: dict[Path, float] = {}
         self.debounce: asyncio.TimerHandle | None = None
         self.started = False  # the first index was asked for: the pump may run
         self.worker_thread: int | None = None  # the analysis thread's ident, once it ran
@@ -367,14 +374,21 @@ class SkillLanguageServer(LanguageServer):
                 return
             target = self.requested
             job, self.work = self.work, Job()
-            started = time.monotonic()
+            self.running = job
+            started, started_cpu = time.monotonic(), self.worker_cpu()
             try:
                 await self.run(self.process, job)
             except Exception:  # a bug in one analysis must not stop every later one
                 log.exception("analysis failed")
+            finally:
+                self.running = None
+            took = time.monotonic() - started
             if job.only_texts():
-                took = time.monotonic() - started
-                self.edit_settle = min(took / 2, EDIT_SETTLE_MAX) if took >= EDIT_SETTLE_FROM else 0.0
+                self.edit_settle = min(max(took / 2, EDIT_SETTLE_MIN), EDIT_SETTLE_MAX) if took >= EDIT_SETTLE_FROM else 0.0
+            cpu = self.worker_cpu()
+            if cpu is not None and started_cpu is not None:
+                for path in job.texts:
+                    _keep_recent(self.analysis_cpu, path, cpu - started_cpu)
             self.completed = target
             waiting, self.waiters = self.waiters, []
             for wanted, future in waiting:
@@ -394,6 +408,14 @@ class SkillLanguageServer(LanguageServer):
         wanted = self.requested
         if self.completed >= wanted:
             return True
+        if limit is not None and (expected := self._expected_cpu()) > 2 * limit:
+            # the last analysis of a document the work holds used more than twice limit: the wait
+            # would end with the model as it stands, only later. Edits alone keep waiting for the
+            # typing to pause (a keystroke in a list of 20,000 names costs 1.5 s of analysis)
+            log.debug("a request is answered without waiting for an analysis of about %.2f s of CPU", expected)
+            if not self.work.only_texts():
+                self.kick()
+            return False
         self.kick()
         if limit is not None and not self.indexed.is_set():
             return False  # the first index: no wait makes its end nearer (see request_context)
@@ -414,6 +436,12 @@ class SkillLanguageServer(LanguageServer):
             spent = cpu - started_cpu if cpu is not None and started_cpu is not None else waited
             if spent >= limit or waited >= REQUEST_WALL_CEILING:
                 return False
+
+    def _expected_cpu(self) -> float:
+        """The CPU seconds the analysis of the edits waiting (and of the job running) is expected to
+        use: what the last analysis of the longest of their documents used."""
+        texts = [*self.work.texts, *(self.running.texts if self.running is not None else ())]
+        return max((self.analysis_cpu.get(path, 0.0) for path in texts), default=0.0)
 
     def worker_cpu(self) -> float | None:
         """The CPU seconds the analysis thread has used (None where the platform cannot say)."""

@@ -100,6 +100,29 @@ def test_requests_are_answered_while_a_long_analysis_runs(server: RawClient, fol
     assert line[last["range"]["start"]["character"]:last["range"]["end"]["character"]] == '"unknown-19999"'
 
 
+def test_a_request_does_not_wait_for_an_analysis_it_cannot_see_the_end_of(debug_server: RawClient, folder: Path) -> None:
+    """A request waits for the analysis of the edits before it only so long (0.15 s of its CPU). The
+    last analysis of 20,000 unknown names took over a second: after a keystroke there, a hover is
+    answered from the model as it stands at once, and the keystroke is analysed and published."""
+    server = debug_server
+    server.initialize(folder)
+    server.wait_for_index()
+    big = folder / "big.py"
+    text = names_line(20_000)
+    server.open(big, text)
+    server.diagnostics(big, lambda items: len(items) == 20_000, timeout=300)
+    typed = text.replace('"unknown-0", ', "")
+    server.notify("textDocument/didChange", {"textDocument": {"uri": big.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": typed}]})
+    hover = server.call("textDocument/hover", {"textDocument": {"uri": big.as_uri()},
+                                               "position": {"line": 2, "character": typed.split("\n")[2].index('"demo"') + 2}}, 120)
+    assert "demo" in hover["result"]["contents"]["value"]
+    assert "a request is answered without waiting for an analysis of about" in server.stderr()
+    final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                            and m["params"]["uri"] == big.as_uri() and m["params"]["version"] == 2, 300)
+    assert len(final["params"]["diagnostics"]) == 19_999
+
+
 def test_a_1_mb_body_line_with_5000_links(server: RawClient, folder: Path) -> None:
     server.initialize(folder)
     server.wait_for_index()
