@@ -894,6 +894,7 @@ class _Builder:
         self.tables: dict[tuple[Path, ...], SkillTable] = {}
         self.members: dict[str, list[DeckEntry]] = {}
         self.inline: dict[int, list[DeckEntry]] = {}
+        self.variables: dict[Path, tuple[PySource, set[str]]] = {}  # (agent_variables)
         # what the model depends on beyond the walked tree: paths looked up on disk (check's
         # cache of whole results compares them next time)
         self.consulted: set[str] = set()
@@ -1295,13 +1296,24 @@ class _Builder:
         source = self.model.pythons[deck.path].source
         imported = source.imports.get(agent.variable or "")
         if imported is None:
-            # not a plain import we can follow (star import, attribute access): match by name
-            return not any(other.variable == agent.variable and other.path == deck.path for other in self.model.agents)
+            # not a plain import we can follow (star import, attribute access): match by name, unless
+            # the Deck's own file defines an agent of that name
+            return agent.variable not in self.agent_variables(deck.path, source)
         module, name = imported
         if name != agent.variable:
             return False
         stem = module.rsplit(".", 1)[-1]
         return agent.path.stem == stem or (agent.path.name == "__init__.py" and agent.path.parent.name == stem) or module.startswith(".")
+
+    def agent_variables(self, path: Path, source: PySource) -> set[str]:
+        """The variables source (path's parse) assigns an Agent(...) to. Kept while the parse is the
+        same: every agent named in a Deck of another file asks (a monorepo whose projects each
+        have their `agent` and `deck` asked once per agent and Deck, each time scanning every agent)."""
+        known = self.variables.get(path)
+        if known is None or known[0] is not source:
+            known = self.variables[path] = (source, {call.assigned_to for call in source.calls
+                                                     if call.kind == "agent" and call.assigned_to})
+        return known[1]
 
     def project_registry(self, folder: Path) -> Registry:
         """For an agent in no Deck: every AgentDeck root of the project."""

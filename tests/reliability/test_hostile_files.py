@@ -497,6 +497,29 @@ def test_2000_commented_out_lines_cost_what_the_code_costs(project: Project, tmp
     assert spent.seconds <= 1.5 * plain.seconds, f"commented: {spent}; uncommented: {plain}"
 
 
+def test_agents_named_by_decks_of_other_files_cost_what_one_file_costs(project: Project, tmp_path: Path) -> None:
+    """Four Decks name 2,000 agents that a star import brings from another file: each is matched by
+    its name unless the Deck's own file defines one (each match scanned every agent of the workspace:
+    16 million steps). It costs about what the same agents and Decks in one file cost."""
+    count, decks = 2_000, 4
+    agents = "".join(f'agent_{n} = Agent(name="A{n}", instructions="Help.", skills=["demo", "skill-{n}"])\n'
+                     for n in range(count))
+    listed = ", ".join(f"agent_{n}" for n in range(count))
+    head = "from agentdeck import Agent, Deck\n\n"
+    skill = skill_md()
+    write(project.root, "agents.py", head + agents)
+    for number in range(decks):
+        write(project.root, f"deck_{number}.py", head + f'from agents import *\n\ndeck = Deck(agents=[{listed}], skills="skills")\n')
+    write(project.root, "skills/demo/SKILL.md", skill)
+    spent, findings = analysed(project.root)
+    # every agent is in the Decks: its unknown skill is reported against their registry
+    unknown = [finding for finding in findings if finding.code == "AD101"]
+    assert len(unknown) == count and all("Deck at deck_" in finding.message for finding in unknown), unknown[:2]
+    one_file = head + agents + "".join(f'\ndeck_{number} = Deck(agents=[{listed}], skills="skills")\n' for number in range(decks))
+    plain = baseline_files(tmp_path, {"agents.py": one_file, "skills/demo/SKILL.md": skill})
+    assert spent.seconds <= 1.5 * plain.seconds + 0.2, f"other files: {spent}; one file: {plain}"
+
+
 def test_a_hash_inside_a_string_is_not_a_comment() -> None:
     source = parse_python('from agentdeck import Agent\nx = """\n# skill-lsp: ignore\n"""\n'
                           'a = Agent(name="#x", skills=["a#b", \'#c\'])  # skill-lsp: ignore[AD101]\n')
