@@ -640,6 +640,11 @@ class Workspace:
         self._cache[path] = _Parsed(text, value)
         return value
 
+    def last_parse(self, path: Path) -> object | None:
+        """The parse kept for path, of whichever text it was made from."""
+        cached = self._cache.get(path)
+        return cached.value if cached is not None else None
+
     def parsed(self, path: Path, text: str) -> object | None:
         """The parse of path made from this very text (the same string), if one is kept."""
         cached = self._cache.get(path)

@@ -199,3 +199,41 @@ large = Deck(agents=[booking], skills=["./small", "./large"])
     })
     finding = one(findings, "AD101")
     assert f"decks.py:{span_of(source, 'small = Deck')[0]}" in finding["message"]  # the Deck that lacks it
+
+
+# -- a file's imports, parsed alone (completion in a file of megabytes) ----------------------------
+
+
+IMPORT_FORMS = [
+    'import os\nfrom agentdeck import (\n    Deck,\n    Agent as DeckAgent,\n)\n\nx = DeckAgent(name="B", skills=["a"])\n',
+    'import agentdeck as ad, sys\n\ndef build():\n    from claude_agent_sdk import ClaudeAgentOptions as O\n    return O(skills=["a"])\n',
+    'try:\n    from agentdeck import Agent\nexcept ImportError:  # the word import in a comment\n    Agent = None\n',
+    'from agentdeck \\\n    import Agent\nnote = "require(x) and import y"\n',
+    'from agentdeck \\\r\n    import Agent\r\nx = Agent(name="B", skills=["a"])\r\n',
+]
+SCRIPT_FORMS = [
+    'import { query, type AgentDefinition } from "@anthropic-ai/claude-agent-sdk";\n\nquery({ prompt: "x", options: { skills: ["a"] } });\n',
+    'import {\n  query,\n} from "@anthropic-ai/claude-agent-sdk";\nconst other = require("./other");\n',
+    'const { query } = require("@anthropic-ai/claude-agent-sdk");\nquery({ prompt: "x", options: {} });\n',
+]
+
+
+@pytest.mark.parametrize(("name", "source"), [*(("agent.py", form) for form in IMPORT_FORMS),
+                                               *(("agent.ts", form) for form in SCRIPT_FORMS)])
+def test_the_import_statements_alone_say_what_the_whole_file_says(name, source):
+    """Completion in a file of megabytes resolves callees from a parse of its import statements alone
+    (session.imports_of): that parse binds the same names to the same frameworks, on the same lines."""
+    from pathlib import PurePath
+
+    from skill_lsp.codefiles import import_statements, parse_code
+
+    path = PurePath(name)
+    padded = source + "".join(f"value_{number} = {number}\n" for number in range(2000))
+    alone = import_statements(padded)
+    whole, imports = parse_code(padded, path), parse_code(alone, path)
+    assert imports.bindings == whole.bindings and imports.frameworks == whole.frameworks
+    assert whole.frameworks, "the form names no framework: nothing was tested"
+    kept = alone.split("\n")
+    for number, line in enumerate(padded.split("\n")):
+        if number < len(kept) and kept[number]:
+            assert kept[number] == line.strip(), (number, line)

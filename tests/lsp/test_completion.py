@@ -96,3 +96,25 @@ async def test_names_are_offered_in_the_text_just_typed_while_its_analysis_runs(
         position=types.Position(line=3, character=line.index('"summ"') + 5)))
     assert isinstance(result, types.CompletionList)
     assert [item.label for item in result.items] == sorted(f"summarize-text-{number:03d}" for number in range(0, SKILLS, 3))
+
+
+@pytest.mark.parametrize("analysed", [True, False], ids=["after its analysis", "right after its open"])
+async def test_names_are_offered_in_a_file_of_megabytes(client: LanguageClient, workspace: Path, analysed: bool) -> None:
+    """Completion asks a file over 256 KB what its imports are without parsing all of it (a second
+    for 7 MB, at every completion while its end is typed into): the last parse of the file, or before
+    there is one a parse of its import statements alone. The names offered are the same."""
+    agent = workspace / AGENT
+    filler = "".join(f'value_{number} = "a line of ordinary code, with a wörd or two"  # {number}\n' for number in range(8_000))
+    opened = f"from agentdeck import Agent as DeckAgent\n\n{filler}"
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=uri(agent), language_id="python", version=1, text=opened)))
+    if analysed:
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    typed = opened + 'helper = DeckAgent(name="H", instructions="Help.", skills=["summ"])\n'
+    change_document(client, agent, typed, 2)
+    line = typed.splitlines()[-1]
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(agent)),
+        position=types.Position(line=len(typed.splitlines()) - 1, character=line.index('"summ"') + 5)))
+    assert isinstance(result, types.CompletionList)
+    assert [item.label for item in result.items] == sorted(f"summarize-text-{number:03d}" for number in range(0, SKILLS, 3))
