@@ -22,3 +22,23 @@ def test_reads_of_the_workspace_are_not_watched(tmp_path: Path) -> None:
             assert not {FileOpenedEvent, FileClosedNoWriteEvent} & watch.event_filter
     finally:
         watcher.stop()
+
+
+def test_stopping_never_waits_for_the_watches_to_go(tmp_path: Path) -> None:
+    """shutdown stops the watcher on the loop: the kernel removing the watches of a tree like /usr
+    (about a second) happens on a thread of its own, and nothing is handed over after the stop."""
+    import threading
+
+    handed: list[Path] = []
+    watcher = WorkspaceWatcher([tmp_path], handed.extend)
+    release = threading.Event()
+    watcher.observer.stop = lambda: release.wait(60)  # type: ignore[method-assign]
+    stopped = threading.Event()
+    threading.Thread(target=lambda: (watcher.stop(), stopped.set()), daemon=True).start()
+    try:
+        assert stopped.wait(30), "stop waited for the watches to go"
+    finally:
+        release.set()
+    watcher.add(tmp_path / "SKILL.md")
+    watcher._flush()
+    assert handed == []

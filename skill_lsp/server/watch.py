@@ -55,6 +55,10 @@ def relevant(path: str) -> bool:
             or is_script_name(name) or (name.endswith(".md") and os.path.basename(os.path.dirname(path)) == "agents"))
 
 
+def _ignored(paths: list[Path]) -> None:
+    """What a stopped watcher hands its last events to."""
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, watcher: WorkspaceWatcher) -> None:
         self.watcher = watcher
@@ -93,13 +97,21 @@ class WorkspaceWatcher:
             log.warning("cannot watch the workspace: %s", error)
 
     def stop(self) -> None:
+        """Stop handing events over, at once; the watches are removed on a thread of their own
+        (closing the watches of a tree like /usr takes the kernel about a second: the loop that
+        answers shutdown must not wait for it)."""
         with self.lock:
             if self.timer is not None:
                 self.timer.cancel()
-        try:
-            self.observer.stop()
-        except Exception:  # stopping a watcher that never started
-            pass
+            self.on_change = _ignored
+
+        def stop_observer() -> None:
+            try:
+                self.observer.stop()
+            except Exception:  # stopping a watcher that never started
+                pass
+
+        threading.Thread(target=stop_observer, name="skill-lsp-unwatch", daemon=True).start()
 
     def add(self, path: Path) -> None:
         with self.lock:
@@ -115,5 +127,6 @@ class WorkspaceWatcher:
             paths = sorted(self.pending)
             self.pending.clear()
             self.timer = None
+            on_change = self.on_change
         if paths:
-            self.on_change(paths)
+            on_change(paths)
