@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -94,6 +95,14 @@ class JsonRpcRequestFailed(JsonRpcException):
     MESSAGE = "Request failed"
 
 
+class JsonRpcServerCancelled(JsonRpcException):
+    """LSP's ServerCancelled, for a diagnostic pull that cannot be answered now: the client asks
+    again (retriggerRequest, LSP 3.17's DiagnosticServerCancellationData)."""
+
+    CODE = -32802
+    MESSAGE = "Server cancelled"
+
+
 def parse_options(data: Any, base: Path) -> tuple[Settings, list[str]]:
     """Typed settings from initializationOptions / workspace/configuration; defaults on bad values."""
     problems: list[str] = []
@@ -168,6 +177,7 @@ class SkillLanguageServer(LanguageServer):
         # took, when that was long (see EDIT_SETTLE_FROM)
         self.edit_settle = 0.0
         self.running: Job | None = None  # the job the worker analyses
+        self.running_since: float | None = None  # the worker's CPU time when it began
         # the CPU seconds the last analysis of each recently edited document took (with what it
         # was analysed with): a request does not wait for an analysis it cannot see the end of
         self.analysis_cpu: dict[Path, float] = {}
@@ -376,6 +386,7 @@ class SkillLanguageServer(LanguageServer):
             job, self.work = self.work, Job()
             self.running = job
             started, started_cpu = time.monotonic(), self.worker_cpu()
+            self.running_since = started_cpu
             try:
                 await self.run(self.process, job)
             except Exception:  # a bug in one analysis must not stop every later one
@@ -398,17 +409,18 @@ class SkillLanguageServer(LanguageServer):
                 else:
                     self.waiters.append((wanted, future))
 
-    async def flush(self, limit: float | None = REQUEST_WAIT) -> bool:
+    async def flush(self, limit: float | None = REQUEST_WAIT, patient: bool = False) -> bool:
         """Hand over the work waiting (debounced edits too) and wait for it, until the analysis has
         spent limit seconds of CPU time on it (None: until done). False when it had not finished
         then: the request is answered from the model as it stands, and the analysis goes on. CPU
         time, not wall time: on a busy machine a short analysis still finishes before the answer
-        (REQUEST_WALL_CEILING bounds the wait all the same). A cancelled request cancels only its
-        wait: the job runs to its end and publishes."""
+        (REQUEST_WALL_CEILING bounds the wait all the same). Not at all when the analysis is expected
+        to use more than twice limit, unless patient. A cancelled request cancels only its wait: the
+        job runs to its end and publishes."""
         wanted = self.requested
         if self.completed >= wanted:
             return True
-        if limit is not None and (expected := self._expected_cpu()) > 2 * limit:
+        if limit is not None and not patient and (expected := self._expected_cpu()) > 2 * limit:
             # the last analysis of a document the work holds used more than twice limit: the wait
             # would end with the model as it stands, only later. Edits alone keep waiting for the
             # typing to pause (a keystroke in a list of 20,000 names costs 1.5 s of analysis)
@@ -439,9 +451,15 @@ class SkillLanguageServer(LanguageServer):
 
     def _expected_cpu(self) -> float:
         """The CPU seconds the analysis of the edits waiting (and of the job running) is expected to
-        use: what the last analysis of the longest of their documents used."""
-        texts = [*self.work.texts, *(self.running.texts if self.running is not None else ())]
-        return max((self.analysis_cpu.get(path, 0.0) for path in texts), default=0.0)
+        use: what the last analysis of the longest of their documents used, or twice what the job
+        running has used so far (the first analysis of a file of megabytes: nothing measured yet)."""
+        running = self.running
+        texts = [*self.work.texts, *(running.texts if running is not None else ())]
+        expected = max((self.analysis_cpu.get(path, 0.0) for path in texts), default=0.0)
+        now = self.worker_cpu()
+        if running is not None and now is not None and self.running_since is not None:
+            expected = max(expected, 2 * (now - self.running_since))
+        return expected
 
     def worker_cpu(self) -> float | None:
         """The CPU seconds the analysis thread has used (None where the platform cannot say)."""
@@ -965,6 +983,29 @@ def _result_id(items: list[types.Diagnostic]) -> str:
     return digest.hexdigest()[:16]
 
 
+async def pull_ready(ls: SkillLanguageServer) -> None:
+    """Before a pull is answered: the analyses pending, waited for as any request waits for them. When
+    they are not done by then (the first index, the analysis of a file of megabytes), a client that
+    can be told to pull again is answered from the model as it stands and told once the analysis
+    publishes (workspace/diagnostic/refresh, see publish); any other is told to ask again
+    (ServerCancelled with retriggerRequest, which LSP 3.17 gives a pull for this): a pull never waits
+    for an analysis of seconds."""
+    await ls.enter_pull_mode()
+    if ls.indexed.is_set() and await ls.flush():
+        return
+    if ls.capability("workspace", "diagnostics", "refresh_support"):
+        return
+    # The client asks again at once: it waits here first as long as any request may, so that its
+    # asking does not keep the loop busy while an analysis of seconds runs.
+    if not ls.indexed.is_set():
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(ls.indexed.wait(), REQUEST_WALL_CEILING)
+    if ls.indexed.is_set() and await ls.flush(patient=True):
+        return
+    raise JsonRpcServerCancelled("skill-lsp is still analysing the workspace: ask again",
+                                 data={"retriggerRequest": True})
+
+
 @server.feature(
     types.TEXT_DOCUMENT_DIAGNOSTIC,
     types.DiagnosticOptions(identifier="skill-lsp", inter_file_dependencies=True, workspace_diagnostics=True),
@@ -972,9 +1013,7 @@ def _result_id(items: list[types.Diagnostic]) -> str:
 async def pull_document(
     ls: SkillLanguageServer, params: types.DocumentDiagnosticParams
 ) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
-    await ls.enter_pull_mode()
-    await ls.indexed.wait()
-    await ls.flush(None)  # what the client pulls matches the text it has
+    await pull_ready(ls)
     path = path_of(params.text_document.uri)
     items = ls.diagnostics_for(path) if path is not None else []
     result_id = _result_id(items)
@@ -985,9 +1024,7 @@ async def pull_document(
 
 @server.feature(types.WORKSPACE_DIAGNOSTIC)
 async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
-    await ls.enter_pull_mode()
-    await ls.indexed.wait()
-    await ls.flush(None)  # what the client pulls matches the text it has
+    await pull_ready(ls)
     previous = {item.uri: item.value for item in params.previous_result_ids}
     reports: list[types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport] = []
     session = ls.session
@@ -1115,8 +1152,8 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
         return _frontmatter_completion(ls, model, path, text, lines, position)
     if not _is_agent_file(ls, path):
         return None
-    # the text's parse (the analysis's own when it analysed this text), never queued behind an analysis
-    source = await ls.run_aside(session.python_source, path, text)
+    # what its imports say (the analysis's parse when it analysed this text), never queued behind an analysis
+    source = await ls.run_aside(session.imports_of, path, text)
     registries: list[Registry]
     if path.suffix == ".py":
         context = features.skill_string_context(text, position, source)

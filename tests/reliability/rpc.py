@@ -31,6 +31,7 @@ INVALID_PARAMS = -32602
 INVALID_REQUEST = -32600
 SERVER_NOT_INITIALIZED = -32002
 REQUEST_CANCELLED = -32800
+SERVER_CANCELLED = -32802
 
 
 class RawClient:
@@ -138,15 +139,17 @@ class RawClient:
             self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
         return message
 
-    def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 30.0) -> Message:
-        """The first message (seen before or arriving) for which predicate holds."""
-        for message in self.received:
+    def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 30.0, after: int = 0) -> Message:
+        """The first message (seen before or arriving) for which predicate holds; after: the number of
+        messages received first that do not count."""
+        earlier = {id(message) for message in self.received[:after]}
+        for message in self.received[after:]:
             if predicate(message):
                 return message
         deadline = time.monotonic() + timeout
         while (remaining := deadline - time.monotonic()) > 0:
             message = self._pump(remaining)
-            if message is not None and predicate(message):
+            if message is not None and id(message) not in earlier and predicate(message):
                 return message
         raise AssertionError(f"no matching message in {timeout} s; stderr:\n{self.stderr()[-3000:]}")
 

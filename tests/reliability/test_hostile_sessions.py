@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ..helpers import skill_md, write_files
-from .rpc import REQUEST_CANCELLED, Message, RawClient, checked
+from .rpc import REQUEST_CANCELLED, SERVER_CANCELLED, Message, RawClient, checked
 
 SKILL = ".agentdeck/skills/demo/SKILL.md"
 AGENT = 'from agentdeck import Agent\n\nbooking = Agent(name="Booking", skills=["demo"])\n'
@@ -121,6 +121,41 @@ def test_a_request_does_not_wait_for_an_analysis_it_cannot_see_the_end_of(debug_
     final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                             and m["params"]["uri"] == big.as_uri() and m["params"]["version"] == 2, 300)
     assert len(final["params"]["diagnostics"]) == 19_999
+
+
+@pytest.mark.parametrize("refresh", [True, False], ids=["client refreshes", "client does not refresh"])
+def test_a_pull_never_waits_for_a_long_analysis(server: RawClient, folder: Path, refresh: bool) -> None:
+    """A diagnostic pull waits for the analysis pending as any request does. The open of 20,000 unknown
+    names takes over a second to analyse: a client that can be told to pull again gets the model as
+    it stands, then workspace/diagnostic/refresh once the analysis publishes; any other gets
+    ServerCancelled with retriggerRequest (LSP 3.17), until the diagnostics are there."""
+    server.initialize(folder, capabilities={"textDocument": {"diagnostic": {}},
+                                            "workspace": {"diagnostics": {"refreshSupport": refresh}}})
+    server.wait_for_index()
+    big = folder / "big.py"
+    text = names_line(20_000)
+    server.open(big, text)
+    pull = {"textDocument": {"uri": big.as_uri()}}
+    while "result" not in (answer := server.call("textDocument/diagnostic", pull, 60)):
+        pass  # (the open's analysis: a client that does not refresh is told to ask again)
+    assert len(answer["result"]["items"]) == 20_000
+    seen = len(server.received)
+    # a keystroke: its analysis is as long as the open's
+    server.notify("textDocument/didChange", {"textDocument": {"uri": big.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": text.replace('"unknown-0", ', "")}]})
+    first = server.call("textDocument/diagnostic", pull, 60)
+    if refresh:
+        assert first["result"]["kind"] == "full" and len(first["result"]["items"]) == 20_000, first  # as it stands
+        server.wait_for(lambda m: m.get("method") == "workspace/diagnostic/refresh", 300, after=seen)
+        assert len(server.call("textDocument/diagnostic", pull, 60)["result"]["items"]) == 19_999
+        return
+    assert first["error"]["code"] == SERVER_CANCELLED and first["error"]["data"] == {"retriggerRequest": True}, first
+    for _ in range(1_000):  # the client asks again, as it is told
+        answer = server.call("textDocument/diagnostic", pull, 60)
+        if "result" in answer:
+            break
+        assert answer["error"]["code"] == SERVER_CANCELLED, answer
+    assert len(answer["result"]["items"]) == 19_999
 
 
 def test_a_1_mb_body_line_with_5000_links(server: RawClient, folder: Path) -> None:
