@@ -30,7 +30,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -149,6 +155,27 @@ class SkillProtocol(LanguageServerProtocol):
         # loop would hold up every answer): one message at a time on the wire, from any thread.
         with self.send_lock:
             super()._send_data(data)
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """A request's answer. An error a handler raises on purpose (RequestFailed while indexing,
+        ServerCancelled for a pull to ask again) is the answer, sent without pygls' traceback on
+        stderr, which editors show in their log; an unexpected failure is logged here with its
+        traceback, and the client gets InternalError without it."""
+        if future.cancelled():
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        error = future.exception()
+        if error is None:
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        if isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError):
+            log.debug("request %r answered with %s: %s", msg_id, type(error).__name__, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        log.error("request %r failed", msg_id, exc_info=error)
+        self._send_response(msg_id, error=JsonRpcInternalError(
+            f"skill-lsp could not answer: {type(error).__name__}").to_response_error())
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
         if error is not None or not isinstance(result, Serialized):

@@ -389,3 +389,30 @@ def test_debug_logging_never_reaches_stdout(tmp_path: Path, folder: Path, _isola
         client.close()
     assert client.violations == []
     assert client.stdout_bytes > 0
+
+
+def test_a_handler_that_fails_answers_internal_error_without_its_traceback() -> None:
+    """A bug in a handler: the client gets InternalError, whose message names the failure and whose
+    data carries no traceback (editors show it to the user); the traceback goes to the server's log."""
+    import asyncio
+    import io
+
+    from pygls.io_ import StdoutWriter
+
+    from skill_lsp.server.app import server
+
+    protocol = server.protocol
+    sent = io.BytesIO()
+    writer = protocol.writer
+    protocol.set_writer(StdoutWriter(sent))
+    loop = asyncio.new_event_loop()
+    try:
+        failed: asyncio.Future[object] = loop.create_future()
+        failed.set_exception(KeyError("a bug"))
+        protocol._send_handler_result(failed, msg_id=7)
+    finally:
+        loop.close()
+        protocol.writer = writer
+    body = json.loads(sent.getvalue().split(b"\r\n\r\n", 1)[1])
+    assert body["id"] == 7 and body["error"]["code"] == -32603, body
+    assert "KeyError" in body["error"]["message"] and "data" not in body["error"], body

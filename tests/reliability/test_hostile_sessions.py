@@ -156,6 +156,7 @@ def test_a_pull_never_waits_for_a_long_analysis(server: RawClient, folder: Path,
             break
         assert answer["error"]["code"] == SERVER_CANCELLED, answer
     assert len(answer["result"]["items"]) == 19_999
+    assert "Traceback" not in server.stderr()  # an answer, not a failure: nothing for the editor's log
 
 
 def test_a_1_mb_body_line_with_5000_links(server: RawClient, folder: Path) -> None:
