@@ -900,6 +900,9 @@ class _Builder:
         self.members: dict[str, list[DeckEntry]] = {}
         self.inline: dict[int, list[DeckEntry]] = {}
         self.variables: dict[Path, tuple[PySource, set[str]]] = {}  # (agent_variables)
+        self.members_in: dict[tuple[str, Path], list[DeckEntry]] = {}  # (assign_decks)
+        self.members_elsewhere: dict[str, list[DeckEntry]] = {}
+        self.deck_order: dict[int, int] = {}
         # what the model depends on beyond the walked tree: paths looked up on disk (check's
         # cache of whole results compares them next time)
         self.consulted: set[str] = set()
@@ -1277,6 +1280,18 @@ class _Builder:
                     members.setdefault(item.name, []).append(deck)
         self.members = members
         self.inline = inline
+        # The Decks naming each name, by the file they are in, and those that may name an agent of
+        # another file: not a Deck whose own file defines the name and imports nothing so named. A
+        # monorepo whose 400 projects each have their `agent` and `deck` matched 160,000 pairs.
+        self.members_in = {}
+        self.members_elsewhere = {}
+        self.deck_order = {id(deck): number for number, deck in enumerate(model.decks)}
+        for name, decks in members.items():
+            for deck in decks:
+                self.members_in.setdefault((name, deck.path), []).append(deck)
+                source = model.pythons[deck.path].source
+                if source.imports.get(name) is not None or name not in self.agent_variables(deck.path, source):
+                    self.members_elsewhere.setdefault(name, []).append(deck)
         for agent in model.agents:
             self.place(agent)
 
@@ -1284,8 +1299,11 @@ class _Builder:
         """The Decks an agent belongs to, or the registry it falls back to."""
         decks = list(self.inline.get(id(agent.call), []))
         if agent.variable:
-            for deck in self.members.get(agent.variable, []):
-                if deck not in decks and self.same_module_or_imported(agent, deck):
+            found = [*self.members_in.get((agent.variable, agent.path), []),
+                     *(deck for deck in self.members_elsewhere.get(agent.variable, [])
+                       if deck.path != agent.path and self.same_module_or_imported(agent, deck))]
+            for deck in sorted(found, key=lambda deck: self.deck_order[id(deck)]):  # (the Decks' order)
+                if deck not in decks:
                     decks.append(deck)
         agent.decks = decks
         if not decks:

@@ -520,6 +520,27 @@ def test_agents_named_by_decks_of_other_files_cost_what_one_file_costs(project: 
     assert spent.seconds <= 1.5 * plain.seconds + 0.2, f"other files: {spent}; one file: {plain}"
 
 
+def test_projects_that_all_name_their_agent_alike_cost_what_distinct_names_cost(project: Project, tmp_path: Path) -> None:
+    """400 files each with their `agent = Agent(...)` and `deck = Deck.from_project(agents=[agent])`, the
+    common shape: each Deck names the agent of its own file. Every agent was matched against every
+    Deck naming an `agent` (160,000 pairs); it costs what the same files cost with distinct names."""
+    count = 400
+    head = "from agentdeck import Agent, Deck\n\n"
+
+    def files(name: str) -> dict[str, str | bytes]:
+        return {f"agents/agent_{number:03d}.py": head + (
+            f'{name(number)} = Agent(name="a", instructions="Help.", skills=["demo", "missing-{number}"])\n\n'
+            f"deck = Deck.from_project(agents=[{name(number)}])\n") for number in range(count)}
+
+    for relative, text in {**files(lambda number: "agent"), ".agentdeck/skills/demo/SKILL.md": skill_md()}.items():
+        write(project.root, relative, text)
+    spent, findings = analysed(project.root)
+    unknown = [finding for finding in findings if finding.code == "AD101"]
+    assert len(unknown) == count and all("missing-" in finding.message for finding in unknown)
+    plain = baseline_files(tmp_path, {**files(lambda number: f"agent_{number}"), ".agentdeck/skills/demo/SKILL.md": skill_md()})
+    assert spent.seconds <= 1.5 * plain.seconds + 0.1, f"one name: {spent}; distinct names: {plain}"
+
+
 def test_a_hash_inside_a_string_is_not_a_comment() -> None:
     source = parse_python('from agentdeck import Agent\nx = """\n# skill-lsp: ignore\n"""\n'
                           'a = Agent(name="#x", skills=["a#b", \'#c\'])  # skill-lsp: ignore[AD101]\n')
