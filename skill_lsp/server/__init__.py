@@ -35,7 +35,7 @@ def serve(args: argparse.Namespace) -> int:
     # loop 0.1 s before initialize was answered.
     gc.disable()
     stdin = None if args.tcp else _head_start()
-    from .app import server
+    from .app import finish_sending, server
 
     gc.freeze()  # (the first index unfreezes it, and freezes its model)
     gc.enable()
@@ -47,6 +47,7 @@ def serve(args: argparse.Namespace) -> int:
         # stdin closed: the client is gone. End now rather than wait for an analysis still running
         # on the worker thread; the status is what `exit` would give (0 only after shutdown).
         forks.stop_children()  # the children of an analysis still running end with it
+        finish_sending()  # (a client that closed its end may still read what is being written)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0 if getattr(server.protocol, "_shutdown", False) else 1)
@@ -88,6 +89,8 @@ def _head_start() -> BinaryIO | None:
 
 
 def _import_analysers() -> None:
-    """Load the analysers (tree-sitter, libyaml, the rules: the session's modules) while the head
-    start's helpers walk, as `check` does (cli._import_analysers)."""
-    from . import session  # noqa: F401
+    """Load the server (pygls and lsprotocol, a third of a second; the analysers: tree-sitter,
+    libyaml, the rules) while the head start's helpers walk, as `check` loads its analysers
+    (cli._import_analysers): the walk's chunks are claimed as they come, so a helper walks what
+    this process, busy importing, leaves. initialize is answered that much sooner."""
+    from . import app  # noqa: F401

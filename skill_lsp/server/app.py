@@ -799,28 +799,32 @@ def on_shutdown(ls: SkillLanguageServer, params: None) -> None:
 @server.feature(types.EXIT)
 def on_exit(ls: SkillLanguageServer, params: None) -> None:
     """Exit now, with the status the spec asks for: 0 after shutdown, 1 without."""
-    end_process(0 if getattr(ls.protocol, "_shutdown", False) else 1, cast(SkillProtocol, ls.protocol).send_lock)
+    end_process(0 if getattr(ls.protocol, "_shutdown", False) else 1)
 
 
 # the seconds a message already being written may take to finish before the process ends
 FRAME_FINISH = 1.0
 
 
-def end_process(code: int, sending: threading.Lock | None = None) -> None:
+def end_process(code: int) -> None:
     """End the process now, whatever the worker thread is doing: a parse in progress stops at its
     next read (it holds the GIL between reads), and nothing waits for the analysis to finish. The
     children a large analysis forked are killed first (they would also get the kernel's death signal).
-    sending: the lock each message is written under. A message the worker is writing (diagnostics of
-    megabytes) is finished first, within FRAME_FINISH, and none starts after it: the client still
-    reading never gets a frame cut short."""
+    A message the worker is writing (diagnostics of megabytes) is finished first, within
+    FRAME_FINISH, and none starts after it: a client still reading never gets a frame cut short (one
+    that is gone fails the write at once)."""
     forks.stop_children()
     abandon_parses()
-    if sending is not None:
-        sending.acquire(timeout=FRAME_FINISH)  # (never released: nothing more is written)
+    finish_sending()
     try:
         sys.stdout.flush()
     finally:
         os._exit(code)
+
+
+def finish_sending() -> None:
+    """Wait, at most FRAME_FINISH, for the message being written to be whole; none starts after."""
+    cast(SkillProtocol, server.protocol).send_lock.acquire(timeout=FRAME_FINISH)  # (never released)
 
 
 # how often the editor's process is looked for (LSP: exit when initialize's processId is gone)

@@ -449,9 +449,11 @@ def test_the_server_ends_mid_index(tmp_path: Path, hostile: Path, _isolated_envi
         client.close()
 
 
-def test_exit_while_diagnostics_are_written_never_cuts_a_frame(server: RawClient, folder: Path) -> None:
-    """exit arrives while the worker writes megabytes of diagnostics to a client that reads slowly:
-    that message is finished before the process ends, so every frame the client reads is whole."""
+@pytest.mark.parametrize("how", ["exit", "stdin closed"])
+def test_exit_while_diagnostics_are_written_never_cuts_a_frame(server: RawClient, folder: Path, how: str) -> None:
+    """exit arrives (or the client closes its end) while the worker writes megabytes of diagnostics to
+    a client that reads slowly: that message is finished before the process ends, so every frame the
+    client reads is whole."""
     server.initialize(folder)
     server.wait_for_index()
     server.hold_over = 1_000_000  # the 20,000 diagnostics below: about 6 MB
@@ -459,7 +461,11 @@ def test_exit_while_diagnostics_are_written_never_cuts_a_frame(server: RawClient
     server.open(big, names_line(20_000))
     assert server.holding.wait(120), "no long message came"
     # the server is blocked writing the body: the pipe holds only part of it
-    server.notify("exit")
+    if how == "exit":
+        server.notify("exit")
+    else:
+        assert server.process.stdin is not None
+        server.process.stdin.close()
     time.sleep(0.3)
     server.release.set()
     assert server.process.wait(EXIT_SECONDS) == 1  # no shutdown came first
