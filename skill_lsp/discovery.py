@@ -525,6 +525,7 @@ class _Walker:
                 if self.parts == 1 and len(subdirectories) >= FORK_FROM and self.helpers > 0:
                     self.fork()
                     found = self.found  # a child starts afresh
+                    deadline = self.deadline  # (moved by the work done meanwhile)
                 if self.parts > 1:
                     # every process lists this directory: each claims chunks of what is below
                     subdirectories.sort()
@@ -584,7 +585,12 @@ class _Walker:
             self.children.append(forks.Stream(forked))
         self.parts = parts
         if self.meanwhile is not None:
+            began = time.monotonic()
             self.meanwhile()
+            if self.deadline is not None:
+                # the deadline bounds the walking, not the work done meanwhile (the server imports its
+                # protocol then: a third of a second, more on a busy machine)
+                self.deadline += time.monotonic() - began
 
     def _fill_claims(self) -> None:
         """The pipe of chunk numbers, filled with CLAIMS of them or as many as it takes, and its write

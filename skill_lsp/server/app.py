@@ -544,8 +544,8 @@ class SkillLanguageServer(LanguageServer):
         overlays = session.workspace.overlays
         for path in sorted(paths, key=lambda path: (path not in overlays, path)):
             items = self.diagnostics_for(path)
-            if not items and path not in self.pushed:
-                continue
+            if not items and path not in self.pushed and path not in overlays:
+                continue  # (an open document's are always published: an editor may wait for its version's)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
             )

@@ -148,18 +148,21 @@ def walk_folders(folders: list[Path], config: Config, meanwhile: Callable[[], ob
     home = Path.home()
     if any(folder == Path(folder.anchor) or within(home, folder) for folder in folders):
         return None
-    done: list[object] = []
+    done: list[float] = []  # how long meanwhile took, once done
 
     def once() -> None:
         if not done and meanwhile is not None:
-            done.append(meanwhile())
+            began = time.monotonic()
+            meanwhile()
+            done.append(time.monotonic() - began)
 
     at = time.time_ns()
     deadline = time.monotonic() + HEAD_START_WALK
     listings: dict[Path, Listing] = {}
     for folder in folders:
         folder = Path(os.path.abspath(folder))
-        listing = _walk_whole(folder, walk_exclude(folder, config), max_files_of(folder, config), deadline, once)
+        # (the deadline bounds the walking: the walk of the folder meanwhile was done in moved its own)
+        listing = _walk_whole(folder, walk_exclude(folder, config), max_files_of(folder, config), deadline + sum(done), once)
         if listing is None:
             return None
         listings[folder] = listing

@@ -179,13 +179,30 @@ def test_a_1_mb_body_line_with_5000_links(server: RawClient, folder: Path) -> No
     assert "references/missing-4999.md" in line[last["start"]["character"]:last["end"]["character"]]
 
 
+def test_every_version_of_an_open_document_is_published_even_clean(server: RawClient, folder: Path) -> None:
+    """An editor may wait for the diagnostics of the version it sent (or count on them to clear what it
+    showed): each analysed version of an open document is published, an empty list for a clean one."""
+    server.initialize(folder)
+    server.wait_for_index()
+    agent = folder / "agent.py"
+    server.open(agent)
+    opened = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                             and m["params"]["uri"] == agent.as_uri() and m["params"]["version"] == 1, 30)
+    assert opened["params"]["diagnostics"] == []
+    server.notify("textDocument/didChange", {"textDocument": {"uri": agent.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": AGENT + "# still clean\n"}]})
+    edited = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                             and m["params"]["uri"] == agent.as_uri() and m["params"]["version"] == 2, 30)
+    assert edited["params"]["diagnostics"] == []
+
+
 def test_a_cancelled_completion_never_drops_a_publication(server: RawClient, folder: Path) -> None:
     """The edit's analysis is what the completion waited for; cancelling the completion must not
     cancel the analysis nor its publication (the debounce is a minute: only the flush runs it)."""
     server.initialize(folder, options={"debounce": 60_000})
     server.wait_for_index()
     agent = folder / "agent.py"
-    server.open(agent)  # clean: nothing is published for it
+    server.open(agent)  # clean
     server.notify("textDocument/didChange", {"textDocument": {"uri": agent.as_uri(), "version": 2},
                                              "contentChanges": [{"text": AGENT.replace('"demo"', '"demo", "nope"')}]})
     request = server.request("textDocument/completion", {"textDocument": {"uri": agent.as_uri()},
