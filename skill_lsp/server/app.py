@@ -543,12 +543,16 @@ class SkillLanguageServer(LanguageServer):
             return
         overlays = session.workspace.overlays
         for path in sorted(paths, key=lambda path: (path not in overlays, path)):
-            items = self.diagnostics_for(path)
-            if not items and path not in self.pushed and path not in overlays:
-                continue  # (an open document's are always published: an editor may wait for its version's)
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
-            )
+            try:
+                items = self.diagnostics_for(path)
+                if not items and path not in self.pushed and path not in overlays:
+                    continue  # (an open document's are always published: an editor may wait for its version's)
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
+                )
+            except Exception:  # a bug with one file must not keep every later one's from the editor
+                log.exception("could not publish the diagnostics of %s", path)
+                continue
             if items:
                 self.pushed.add(path)
             else:

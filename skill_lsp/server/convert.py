@@ -8,6 +8,7 @@ import re
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import unquote_to_bytes, urlparse
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -28,7 +29,12 @@ _SEVERITY = {
 
 
 def uri_of(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    try:
+        return from_fs_path(str(path)) or path.as_uri()
+    except UnicodeEncodeError:
+        # a file name that is not UTF-8 (its bytes kept as surrogates, os.fsdecode's): its bytes
+        # percent-encoded, as editors name it (pygls encodes the text as UTF-8, and fails)
+        return path.as_uri()
 
 
 def path_of(uri: str) -> Path | None:
@@ -38,6 +44,12 @@ def path_of(uri: str) -> Path | None:
     fs_path = to_fs_path(uri)
     if not fs_path or "\x00" in fs_path:  # file:///a%00b names no file the OS can open
         return None
+    if "\ufffd" in fs_path and os.name == "posix":
+        # percent-encoded bytes that are not UTF-8 (pygls decoded them to U+FFFD): the file system's
+        # own bytes, as os.fsdecode keeps them
+        raw = urlparse(uri)
+        if not raw.netloc:
+            fs_path = os.fsdecode(unquote_to_bytes(raw.path))
     return Path(os.path.abspath(fs_path))
 
 

@@ -8,6 +8,7 @@ log), and that the process ends. Where a time must be bounded, the bound is gene
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -491,6 +492,27 @@ def test_exit_while_diagnostics_are_written_never_cuts_a_frame(server: RawClient
 
 
 # -- files the runtimes cannot read -----------------------------------------------------------------
+
+
+def test_a_file_name_that_is_not_utf8_is_published_and_answered(server: RawClient, folder: Path) -> None:
+    """A directory named with bytes that are not UTF-8 (its URI percent-encodes them): its skill's
+    diagnostics are published under that URI, a request on it is answered, and the files after it
+    keep theirs (pygls' URI of such a path raised, and every later publication was lost)."""
+    bad = Path(os.fsdecode(os.fsencode(str(folder / ".agentdeck/skills")) + b"/bad\xff\xfename"))
+    bad.mkdir(parents=True)
+    (bad / "SKILL.md").write_text(skill_md("other"), encoding="utf-8")
+    write_files(folder, {".agentdeck/skills/zz-late/SKILL.md": skill_md("zz-other")})
+    server.initialize(folder)
+    server.wait_for_index()
+    uri = (bad / "SKILL.md").as_uri()
+    assert "%FF%FE" in uri
+    late = server.diagnostics(folder / ".agentdeck/skills/zz-late/SKILL.md", lambda items: "SK108" in codes(items))
+    assert codes(late) == ["SK108"]
+    server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+                    and "SK108" in codes(m["params"]["diagnostics"]), 30)
+    hover = server.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}})
+    assert "other" in str(hover["result"]), hover
+    assert "Traceback" not in server.stderr()
 
 
 def test_invalid_utf8_is_reported_by_the_server(server: RawClient, folder: Path) -> None:
