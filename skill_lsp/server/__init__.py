@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import BinaryIO, cast
+from typing import TYPE_CHECKING, BinaryIO, cast
+
+if TYPE_CHECKING:
+    import logging
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +28,9 @@ def serve(args: argparse.Namespace) -> int:
     # stdout carries the protocol: every log line goes to stderr
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, args.log_level),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.log_level != "DEBUG":
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_client_garbage_in_one_line)
     from .. import forks
 
     forks.child_nice = CHILD_NICE
@@ -54,21 +60,30 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _client_garbage_in_one_line(record: logging.LogRecord) -> bool:
+    """pygls logs a message it cannot decode (invalid JSON, nesting too deep) with its traceback;
+    editors show the server's stderr to the user: one line says it, as for any bad input."""
+    if record.exc_info and record.name.startswith("pygls") and record.msg == "Unable to handle message":
+        error = record.exc_info[1]
+        record.msg, record.args = "a message from the client could not be read: %s: %s", (type(error).__name__, error)
+        record.exc_info = record.exc_text = None
+    return True
+
+
 # what the server's children add to its niceness (forks.child_nice)
 CHILD_NICE = 5
 
 
-def _head_start() -> BinaryIO | None:
+def _head_start() -> BinaryIO:
     """On stdio, where children can be forked: read the first message before pygls is imported and,
     when it is initialize, start the first index's children on its folders (server/early.py). The
-    stdin pygls then reads (every byte read here first), or None when nothing was read."""
+    stdin pygls then reads (every byte read here first; early.Replay, where there are no children too)."""
     from .. import forks
-
-    if not forks.children_available():
-        return None
     from . import early
 
     stream = sys.stdin.buffer
+    if not forks.children_available():
+        return cast(BinaryIO, early.Replay(b"", stream))
     ahead, body = early.read_first_frame(stream)
     found = early.initialize_folders(body) if body is not None else None
     if found is not None:

@@ -703,8 +703,18 @@ def on_initialize(ls: SkillLanguageServer, params: types.InitializeParams) -> No
     base = ls.folders()[0] if ls.folders() else Path(os.getcwd())
     ls.settings, ls.settings_problems = parse_options(params.initialization_options, base)
     ls.loop = asyncio.get_running_loop()
+    ls.loop.set_exception_handler(_quiet_cancellations)
     if isinstance(params.process_id, int) and params.process_id > 0:
         watch_parent(params.process_id)
+
+
+def _quiet_cancellations(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's handler of exceptions nobody awaited. When the client goes (stdin closed), pygls
+    cancels the handlers still waiting (the first index's) and its callbacks then read their
+    cancelled results: that is the server ending, not an error with a traceback for the log."""
+    if isinstance(context.get("exception"), asyncio.CancelledError):
+        return
+    loop.default_exception_handler(context)
 
 
 @server.feature(types.INITIALIZED)
@@ -807,7 +817,7 @@ def on_exit(ls: SkillLanguageServer, params: None) -> None:
 
 
 # the seconds a message already being written may take to finish before the process ends
-FRAME_FINISH = 1.0
+FRAME_FINISH = 1.5
 
 
 def end_process(code: int) -> None:

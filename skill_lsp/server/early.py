@@ -6,14 +6,17 @@ reads the first frame itself, exactly as pygls would (the same header lines, the
 and when it is an `initialize` naming workspace folders, walks them (walk_folders: with forked
 helpers, as `check` walks, while this process imports the analysers) and forks the children of the
 first index (session.head_start); the first Session takes both if its folders and settings are the
-same (else it stops the children). Every byte read is then handed to pygls unchanged (Replay), so
-a first message that is not `initialize`, is malformed or never ends is handled as it always was.
+same (else it stops the children). Every byte read is then handed to pygls (Replay), so a first
+message that is not `initialize`, is malformed or never ends is handled as any other. Replay also
+stands between pygls and stdin when there is no head start: it makes safe what pygls' reader would
+choke on (a header in another case, a claimed length of terabytes).
 Nothing here imports pygls, or the analysers: modules the server imports only after this has run.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import time
@@ -27,6 +30,8 @@ from .. import forks
 from ..config import Config, max_files_of, walk_exclude
 from ..discovery import Listing, WalkStopped, walk, walk_nearest, within
 
+log = logging.getLogger("skill_lsp.server")
+
 # pygls' own header pattern (pygls.io_.run_async): the frame ends as pygls would end it
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
 # an initialize is a few kilobytes; a longer first body is left to pygls to read
@@ -38,8 +43,12 @@ HEAD_START_WALK = 0.6
 
 
 class Replay:
-    """stdin for pygls: the bytes read ahead first, then the stream itself (readline and read are all
-    pygls' reader calls, from one thread)."""
+    """stdin for pygls (readline and read are all its reader calls, from one thread): the bytes read
+    ahead first, then the stream itself, and what pygls' reader would choke on made safe. A
+    Content-Length header is matched in any case and spacing (pygls matches `Content-Length: N`
+    exactly, and a client writing `content-length:` went unanswered for good); a header line is read
+    up to MAX_LINE bytes at a time; a body longer than MAX_MESSAGE is read and dropped in slices (pygls
+    would ask for all of it at once: a claimed length of 10^12 bytes ended the process)."""
 
     def __init__(self, ahead: bytes, stream: BinaryIO) -> None:
         self.ahead = ahead
@@ -50,12 +59,14 @@ class Replay:
             end = self.ahead.find(b"\n")
             if end >= 0:
                 line, self.ahead = self.ahead[: end + 1], self.ahead[end + 1 :]
-                return line
+                return _header(line)
             line, self.ahead = self.ahead, b""
-            return line + self.stream.readline()
-        return self.stream.readline()
+            return _header(line + self.stream.readline(MAX_LINE))
+        return _header(self.stream.readline(MAX_LINE))
 
     def read(self, size: int = -1) -> bytes:
+        if size > MAX_MESSAGE:
+            return self._drop(size)
         if self.ahead:
             if size < 0:
                 data, self.ahead = self.ahead, b""
@@ -66,8 +77,36 @@ class Replay:
             return data
         return self.stream.read(size)
 
+    def _drop(self, size: int) -> bytes:
+        """Read size bytes and keep none: an empty JSON body pygls logs and skips, or b"" at the end
+        of the stream (pygls then ends, as the client is gone)."""
+        log.warning("a message of %d bytes, more than the %d read: dropped", size, MAX_MESSAGE)
+        left = size
+        if self.ahead:
+            taken = min(left, len(self.ahead))
+            self.ahead, left = self.ahead[taken:], left - taken
+        while left > 0:
+            chunk = self.stream.read(min(left, 1 << 20))
+            if not chunk:
+                return b""
+            left -= len(chunk)
+        return b"null"
+
     def __getattr__(self, name: str) -> Any:  # close(), fileno() and the like: the stream's
         return getattr(self.stream, name)
+
+
+# the longest header line read at once, and the longest message read (an 8 MiB file, the most the
+# server analyses, opened in the editor: a little more, or up to six times that for escapes)
+MAX_LINE = 1 << 16
+MAX_MESSAGE = 64 << 20
+_ANY_CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n", re.IGNORECASE)
+
+
+def _header(line: bytes) -> bytes:
+    """A Content-Length header line as pygls matches it, whatever its case and spacing."""
+    match = _ANY_CONTENT_LENGTH.fullmatch(line)
+    return line if match is None else b"Content-Length: " + match.group(1) + b"\r\n"
 
 
 def read_first_frame(stream: BinaryIO) -> tuple[bytes, bytes | None]:
@@ -77,12 +116,12 @@ def read_first_frame(stream: BinaryIO) -> tuple[bytes, bytes | None]:
     read: list[bytes] = []
     length = 0
     while True:
-        header = stream.readline()
+        header = stream.readline(MAX_LINE)
         if not header:
             return b"".join(read), None
         read.append(header)
         if not length:
-            match = _CONTENT_LENGTH.fullmatch(header)
+            match = _CONTENT_LENGTH.fullmatch(_header(header))
             if match:
                 length = int(match.group(1))
         if length and not header.strip():
@@ -99,7 +138,7 @@ def initialize_folders(body: bytes) -> tuple[list[Path], Any] | None:
     and its initializationOptions; None for any other message, or one naming no local folder."""
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # (an initialize nested 100,000 deep: pygls answers it)
         return None
     if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
         return None

@@ -416,3 +416,52 @@ def test_a_handler_that_fails_answers_internal_error_without_its_traceback() -> 
     body = json.loads(sent.getvalue().split(b"\r\n\r\n", 1)[1])
     assert body["id"] == 7 and body["error"]["code"] == -32603, body
     assert "KeyError" in body["error"]["message"] and "data" not in body["error"], body
+
+
+@pytest.mark.parametrize("header", [b"content-length: %d\r\n", b"CONTENT-LENGTH:%d\n", b"Content-Length:   %d  \r\n"])
+def test_a_content_length_in_any_case_or_spacing_is_read(server: RawClient, folder: Path, header: bytes) -> None:
+    """Header names are case-insensitive where LSP's framing comes from (HTTP); pygls matches one exact
+    spelling, and a client writing another went unanswered for good."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1000, "method": "initialize", "params": {
+        "processId": None, "rootUri": folder.as_uri(), "capabilities": {}}}).encode()
+    server.send_bytes(header % len(body) + b"\r\n" + body)
+    assert "result" in server.response(1000, 60)
+    server.notify("initialized", {})
+    assert error_code(server.call("textDocument/hover", {"textDocument": {"uri": 1}, "position": {}})) == INVALID_PARAMS
+    assert server.shutdown_and_exit() == 0
+
+
+def test_a_claimed_length_of_a_terabyte_is_never_allocated(server: RawClient, folder: Path) -> None:
+    """A body longer than the server reads (64 MiB) is read and dropped in slices, never asked for at
+    once (MemoryError ended the process): here the client goes away in the middle of it."""
+    server.initialize(folder)
+    server.send_bytes(b"Content-Length: 999999999999\r\n\r\n" + b"x" * 100_000)
+    server.wait_for(lambda m: m.get("method") == "window/logMessage" and "dropped" in m["params"]["message"], 60)
+    assert server.process.poll() is None  # still reading (and dropping) what the client sends
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+    assert server.process.wait(20) == 1
+    assert "MemoryError" not in server.stderr() and "Traceback" not in server.stderr(), server.stderr()[-2000:]
+
+
+def test_an_initialize_nested_100000_deep_is_survived(server: RawClient, folder: Path) -> None:
+    """The head start reads the first message itself: JSON nested too deep to decode is left to pygls
+    (a RecursionError there ended the process), and the client's next initialize is answered."""
+    deep = b'{"jsonrpc": "2.0", "id": 1000, "method": "initialize", "params": {"capabilities": {}, "initializationOptions": ' + \
+        b"[" * 100_000 + b"]" * 100_000 + b"}}"
+    server.send_bytes(b"Content-Length: %d\r\n\r\n" % len(deep) + deep)
+    result = server.initialize(folder)
+    assert "result" in result
+    server.wait_for_index()
+    assert server.shutdown_and_exit() == 0
+
+
+def test_a_message_that_is_not_json_is_one_line_of_the_log(ready: RawClient) -> None:
+    """Editors show the server's stderr: a message it cannot decode is said in one line, not with
+    pygls' traceback (bad input is not a crash); the session goes on."""
+    for body in (b"{not json", b"[" * 100_000):
+        ready.send_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    assert "result" in ready.call("shutdown", None)
+    log = ready.stderr()
+    assert log.count("a message from the client could not be read") == 2, log[-2000:]
+    assert "Traceback" not in log, log[-2000:]

@@ -463,6 +463,7 @@ def test_the_server_ends_mid_index(tmp_path: Path, hostile: Path, _isolated_envi
         assert client.process.wait(EXIT_SECONDS) == 1  # no shutdown came first
         assert not any("indexed" in m["params"]["message"] for m in client.notifications("window/logMessage")), \
             "the index ended before the client went: nothing was tested"
+        assert "Traceback" not in client.stderr(), client.stderr()[-3000:]  # the server ending is no error
     finally:
         client.close()
 
