@@ -190,6 +190,15 @@ class SkillProtocol(LanguageServerProtocol):
             self.writer.write(header.encode() + body)  # (stdio's and TCP's writers are synchronous)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        if isinstance(data, dict) and "jsonrpc" in data and "method" in data and "id" in data:
+            ident = data["id"]
+            if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+                # JSON-RPC: a request's id is a number or a string; pygls echoed an object or a list
+                # back as the answer's id. An invalid request is answered with a null id.
+                log.warning("a request whose id is neither a number nor a string: %r", data.get("method"))
+                self._send_response(None, error=JsonRpcInvalidRequest(
+                    "a request's id must be a number or a string").to_response_error())
+                return _Answered()
         try:
             return super().structure_message(data)
         except JsonRpcException as error:

@@ -407,6 +407,7 @@ class Session:
         # the files with an unknown-name finding (a renamed skill may change its "did you mean")
         self.suggesting: set[Path] = set()
         self.generation = 0
+        self.full_analyses = 0  # (a job of several edits stops at the first that needed one)
         # open documents' versions, as of the text in the overlays
         self.versions: dict[Path, int | None] = {}
         self.skipped: dict[Path, str] = {}
@@ -471,6 +472,7 @@ class Session:
         changed = _diff(self.findings, fresh)
         self.model = model
         self.findings = fresh
+        self.full_analyses += 1
         self.suggesting = {path for path, findings in fresh.items() if _suggests(findings)}
         self.generation += 1
         # skipped files (unreadable, too large) are named once in the log (the editor's output panel)

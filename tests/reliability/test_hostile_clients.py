@@ -465,3 +465,15 @@ def test_a_message_that_is_not_json_is_one_line_of_the_log(ready: RawClient) -> 
     log = ready.stderr()
     assert log.count("a message from the client could not be read") == 2, log[-2000:]
     assert "Traceback" not in log, log[-2000:]
+
+
+@pytest.mark.parametrize("ident", [{"a": 1}, [1], None, True, 1.5])
+def test_a_request_id_that_is_neither_number_nor_string_is_an_invalid_request(ready: RawClient, ident: object) -> None:
+    """JSON-RPC 2.0: a request's id is a number or a string (LSP: an integer or a string). Another is an
+    Invalid Request, answered with a null id; pygls echoed it back as the answer's id."""
+    ready.send({"jsonrpc": "2.0", "id": ident, "method": "workspace/symbol", "params": {"query": ""}})
+    answer = ready.wait_for(lambda m: "error" in m and m.get("id") is None, 30)
+    assert answer["error"]["code"] == INVALID_REQUEST
+    assert not any(type(m.get("id")) is type(ident) and m.get("id") == ident for m in ready.received
+                   if "method" not in m and ident is not None)
+    assert "result" in ready.call("shutdown", None)
