@@ -244,7 +244,7 @@ def _started_on(env: dict[str, str], root: Path) -> tuple[Client, float]:
         "initializationOptions": {"debounce": 0},
     })
     client.notify("initialized", {})
-    client.wait(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"])
+    client.wait(lambda m: m.get("method") == "window/logMessage" and ": indexed " in m["params"]["message"])
     return client, time.perf_counter() - started
 
 

@@ -248,7 +248,7 @@ class WalkStopped(Exception):
 
 def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
          meanwhile: Callable[[], object] | None = None, keep: tuple[str, ...] = (),
-         deadline: float | None = None, limit: int | None = None) -> Listing:
+         deadline: float | None = None, limit: int | None = None, meanwhile_grace: float = 0.0) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
     With helpers, up to that many forked processes share a large tree's walk with this one (on
@@ -257,10 +257,12 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
     depends on the walk's order. `meanwhile` is called once the helpers are forked, before this
     process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
     (kept_from_exclusion's) are excluded paths walked all the same. A walk any of whose processes is
-    still under way at deadline (time.monotonic()), or has found limit files, raises WalkStopped.
+    still under way at deadline (time.monotonic()), or has found limit files, raises WalkStopped;
+    the time meanwhile took moves this process's deadline, by meanwhile_grace seconds at most.
     """
     exclude = keeping(exclude, keep)
     walker = _Walker(folder, exclude, helpers, meanwhile, deadline=deadline, limit=limit)
+    walker.meanwhile_grace = meanwhile_grace
     try:
         walker.run()
         shared = walker.collect()
@@ -401,6 +403,7 @@ class _Walker:
         self.exclude = exclude
         self.helpers = helpers
         self.meanwhile = meanwhile
+        self.meanwhile_grace = 0.0  # (walk's)
         self.found = _Found()
         self.part = 0  # this process's number in a shared walk (0: the one that forked)
         self.parts = 1
@@ -589,8 +592,8 @@ class _Walker:
             self.meanwhile()
             if self.deadline is not None:
                 # the deadline bounds the walking, not the work done meanwhile (the server imports its
-                # protocol then: a third of a second, more on a busy machine)
-                self.deadline += time.monotonic() - began
+                # protocol then: a third of a second, more on a busy machine), up to its grace
+                self.deadline += min(time.monotonic() - began, self.meanwhile_grace)
 
     def _fill_claims(self) -> None:
         """The pipe of chunk numbers, filled with CLAIMS of them or as many as it takes, and its write

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import hashlib
 import inspect
+import json
 import logging
 import os
 import sys
@@ -17,11 +18,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, BinaryIO, TypeVar, cast
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__, forks
@@ -39,6 +41,7 @@ from ..textutil import FileTooLarge, check_size
 from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
+from .early import ReadAhead, Replay
 from .protocol import Serialized, SkillProtocol
 from .session import NearIndex, Session, Settings, collected_after
 from .watch import WorkspaceWatcher
@@ -211,6 +214,32 @@ class SkillLanguageServer(LanguageServer):
         self.near_index = NearIndex()  # used on near_thread only
         self.near_soon: asyncio.TimerHandle | None = None
         self.near_build: tuple[dict[Path, str], asyncio.Future[Model]] | None = None
+
+    def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls' stdio server, reading the client with early.ReadAhead (a thread of its own reads
+        whole frames ahead) instead of one thread-pool round trip per header line and body."""
+        self._stop_event = threading.Event()
+        reader = ReadAhead(stdin if isinstance(stdin, Replay) else Replay(b"", stdin or sys.stdin.buffer))
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
+                                  logger=logging.getLogger("pygls.io_"), error_handler=self.report_server_error))
+        except BrokenPipeError:
+            log.error("the connection to the client is lost")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A message that could not be decoded (not JSON, not UTF-8, nested too deep) is answered as
+        JSON-RPC asks: a Parse error, with a null id (which request it was cannot be known); pygls
+        would show the editor's user an "Error in server" message for it. Anything else: pygls'."""
+        if source is JsonRpcException and isinstance(error, (json.JSONDecodeError, UnicodeDecodeError, RecursionError)):
+            self.protocol._send_response(None, error=types.ResponseError(  # type: ignore[arg-type]
+                code=types.ErrorCodes.ParseError, message=f"the message could not be read: {type(error).__name__}"))
+            return
+        super().report_server_error(error, source)
 
     # -- plumbing ---------------------------------------------------------------------
 
@@ -1035,16 +1064,13 @@ def _result_id(items: list[types.Diagnostic]) -> str:
 
 
 async def pull_ready(ls: SkillLanguageServer) -> None:
-    """Before a pull is answered: the analyses pending, waited for as any request waits for them. When
-    they are not done by then (the first index, the analysis of a file of megabytes), a client that
-    can be told to pull again is answered from the model as it stands and told once the analysis
-    publishes (workspace/diagnostic/refresh, see publish); any other is told to ask again
-    (ServerCancelled with retriggerRequest, which LSP 3.17 gives a pull for this): a pull never waits
-    for an analysis of seconds."""
+    """Before a pull is answered: the analyses pending, waited for as any request waits for them.
+    When they are not done by then (the first index, the analysis of a file of megabytes, a storm
+    of file events), the client is told to ask again: ServerCancelled with retriggerRequest, LSP
+    3.17's answer for a diagnostic that cannot be computed now. A pull never waits for an analysis
+    of seconds, and never gets diagnostics of a text the client no longer has."""
     await ls.enter_pull_mode()
     if ls.indexed.is_set() and await ls.flush():
-        return
-    if ls.capability("workspace", "diagnostics", "refresh_support"):
         return
     # The client asks again at once: it waits here first as long as any request may, so that its
     # asking does not keep the loop busy while an analysis of seconds runs.

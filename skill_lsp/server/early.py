@@ -15,12 +15,15 @@ Nothing here imports pygls, or the analysers: modules the server imports only af
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -40,6 +43,10 @@ _MAX_BODY = 1 << 20
 # short is wasted): 10,000 skills take 0.17-0.3 s on a busy 2-core machine; a larger tree (or one over
 # the file limit, whose walk must start from the open files) is walked by the first index alone
 HEAD_START_WALK = 0.6
+# Seconds of the protocol's import, done while the helpers walk, that move that deadline (so that a
+# busy machine's slow import does not cost the head start): initialize is answered a second after
+# the process starts at the latest
+HEAD_START_IMPORT_GRACE = 0.4
 
 
 class Replay:
@@ -94,6 +101,85 @@ class Replay:
 
     def __getattr__(self, name: str) -> Any:  # close(), fileno() and the like: the stream's
         return getattr(self.stream, name)
+
+
+class ReadAhead:
+    """pygls' reader of stdin (its readline and readexactly, awaited by its message loop) without a
+    thread handoff per call. pygls runs each read on its thread pool: four round trips a message
+    between the loop and a worker thread, the loop mostly waiting for them (2,000 file events in one
+    write took 1.8 s to read). Here a thread of its own reads the client's frames as pygls would (its
+    header lines, up to a blank line after a Content-Length; then that many bytes) from a Replay, and
+    queues each piece; the loop takes them as they come, waiting only when none is queued. The thread
+    stops reading ahead once QUEUED bytes wait, until the loop takes them."""
+
+    QUEUED = 16 << 20
+
+    def __init__(self, source: Replay) -> None:
+        self.source = source
+        self.pieces: deque[bytes] = deque()
+        self.queued = 0
+        self.lock = threading.Condition()
+        self.waiting: asyncio.Future[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.thread: threading.Thread | None = None
+
+    def _start(self) -> None:
+        if self.thread is None:
+            self.loop = asyncio.get_running_loop()
+            self.thread = threading.Thread(target=self._read, name="skill-lsp-stdin", daemon=True)
+            self.thread.start()
+
+    def _read(self) -> None:
+        length = 0
+        while True:
+            line = self.source.readline()
+            self._put(line)
+            if not line:
+                return
+            if not length:
+                match = _CONTENT_LENGTH.fullmatch(line)
+                if match:
+                    length = int(match.group(1))
+            if length and not line.strip():
+                body = self.source.read(length)
+                self._put(body)
+                if not body:
+                    return
+                length = 0
+
+    def _put(self, piece: bytes) -> None:
+        with self.lock:
+            while self.queued > self.QUEUED:
+                self.lock.wait()
+            self.pieces.append(piece)
+            self.queued += len(piece)
+            waiting, self.waiting = self.waiting, None
+        if waiting is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(_wake, waiting)
+
+    async def _take(self) -> bytes:
+        self._start()
+        while True:
+            with self.lock:
+                if self.pieces:
+                    piece = self.pieces.popleft()
+                    self.queued -= len(piece)
+                    self.lock.notify()
+                    return piece
+                assert self.loop is not None
+                waiting = self.waiting = self.loop.create_future()
+            await waiting
+
+    def readline(self) -> Awaitable[bytes]:
+        return self._take()
+
+    def readexactly(self, n: int) -> Awaitable[bytes]:
+        return self._take()
+
+
+def _wake(waiting: asyncio.Future[None]) -> None:
+    if not waiting.done():
+        waiting.set_result(None)
 
 
 # the longest header line read at once, and the longest message read (an 8 MiB file, the most the
@@ -201,7 +287,8 @@ def walk_folders(folders: list[Path], config: Config, meanwhile: Callable[[], ob
     for folder in folders:
         folder = Path(os.path.abspath(folder))
         # (the deadline bounds the walking: the walk of the folder meanwhile was done in moved its own)
-        listing = _walk_whole(folder, walk_exclude(folder, config), max_files_of(folder, config), deadline + sum(done), once)
+        listing = _walk_whole(folder, walk_exclude(folder, config), max_files_of(folder, config),
+                              deadline + min(sum(done), HEAD_START_IMPORT_GRACE), once)
         if listing is None:
             return None
         listings[folder] = listing
@@ -220,7 +307,7 @@ def _walk_whole(folder: Path, exclude: tuple[str, ...], limit: int, deadline: fl
         return listing if bounded is None else None
     try:
         listing = walk(folder, exclude, forks.children_available(), meanwhile=meanwhile, deadline=deadline,
-                       limit=limit + 1)
+                       limit=limit + 1, meanwhile_grace=HEAD_START_IMPORT_GRACE)
     except WalkStopped:
         return None
     files = len(listing.skill_files) + len(listing.python_files) + len(listing.pyprojects)

@@ -178,11 +178,20 @@ class SkillProtocol(LanguageServerProtocol):
             f"skill-lsp could not answer: {type(error).__name__}").to_response_error())
 
     def _send_response(self, msg_id: Any, result: Any | None = None, error: Any | None = None) -> None:
+        if msg_id is None and error is not None:
+            # an answer to a message whose id cannot be known carries "id": null (JSON-RPC), which
+            # pygls' converter leaves out with every other null
+            self._write_body(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": error.code, "message": error.message}}))
+            return
         if error is not None or not isinstance(result, Serialized):
             super()._send_response(msg_id, result, error)
             return
         self._result_types.pop(msg_id, None)
-        body = f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {result.text}}}'.encode()
+        self._write_body(f'{{"jsonrpc": "2.0", "id": {json.dumps(msg_id)}, "result": {result.text}}}')
+
+    def _write_body(self, text: str) -> None:
+        """A message made here as JSON text, framed and written as pygls writes its own."""
+        body = text.encode()
         header = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
         if self.writer is None:
             return
@@ -192,7 +201,7 @@ class SkillProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]) -> Any:
         if isinstance(data, dict) and "jsonrpc" in data and "method" in data and "id" in data:
             ident = data["id"]
-            if isinstance(ident, bool) or not isinstance(ident, (int, str)):
+            if isinstance(ident, bool) or not isinstance(ident, (int, float, str)):
                 # JSON-RPC: a request's id is a number or a string; pygls echoed an object or a list
                 # back as the answer's id. An invalid request is answered with a null id.
                 log.warning("a request whose id is neither a number nor a string: %r", data.get("method"))

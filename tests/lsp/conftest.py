@@ -65,7 +65,7 @@ async def end(client: LanguageClient) -> None:
 async def wait_for_index(client: LanguageClient) -> None:
     """The server logs one line when the first index is done."""
     for _ in range(200):
-        if any("indexed" in message.message for message in client.log_messages):
+        if any(": indexed " in message.message for message in client.log_messages):
             return
         try:
             # short waits: a message that lands between the test above and the wait is not seen by

@@ -177,7 +177,8 @@ class RawClient:
         return result
 
     def wait_for_index(self, timeout: float = 120.0) -> None:
-        self.wait_for(lambda m: m.get("method") == "window/logMessage" and "indexed" in m["params"]["message"], timeout)
+        # (": indexed N": a folder's path may hold the word, as pytest names a test's folder after it)
+        self.wait_for(lambda m: m.get("method") == "window/logMessage" and ": indexed " in m["params"]["message"], timeout)
 
     def open(self, path: Path, text: str | None = None, version: int = 1) -> None:
         self.notify("textDocument/didOpen", {"textDocument": {

@@ -226,7 +226,7 @@ def test_no_child_outlives_the_server(tmp_path: Path, _isolated_environment: Pat
         while any(_alive(child) for child in children) and time.monotonic() - ended < CHILD_GRACE:
             time.sleep(0.02)
         assert not [child for child in children if _alive(child)], f"children still alive {CHILD_GRACE} s after the server"
-        assert not any("indexed" in m["params"]["message"] for m in client.notifications("window/logMessage")), \
+        assert not any(": indexed " in m["params"]["message"] for m in client.notifications("window/logMessage")), \
             "the index ended before the server did: nothing was tested"
     finally:
         parent.kill()
