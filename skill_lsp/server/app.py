@@ -500,6 +500,19 @@ class SkillLanguageServer(LanguageServer):
             if spent >= limit or waited >= REQUEST_WALL_CEILING:
                 return False
 
+    def request_cancelled(self) -> None:
+        """A request was cancelled, perhaps before its handler began: the work it would have handed
+        over (see flush) is handed over all the same, and published when done. After the handlers
+        of the messages read before the cancellation have begun (an edit's among them)."""
+        asyncio.get_running_loop().call_soon(self._hand_over_cancelled)
+
+    def _hand_over_cancelled(self) -> None:
+        if self.completed >= self.requested or not self.indexed.is_set():
+            return
+        if self.work.only_texts() and self._expected_cpu() > 2 * REQUEST_WAIT:
+            return  # edits of a long analysis wait for the typing to pause, as in flush
+        self.kick()
+
     def _expected_cpu(self) -> float:
         """The CPU seconds the analysis of the edits waiting (and of the job running) is expected to
         use: what the last analysis of the longest of their documents used, or twice what the job

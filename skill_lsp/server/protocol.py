@@ -246,6 +246,18 @@ class SkillProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """A request cancelled before its handler ran would never hand the edits waiting over to
+        the analysis (with a long debounce, an edit a completion asked about would wait for it: the
+        editor keeps diagnostics of a text it no longer has). The cancelled request still does that
+        much; its answer is cancelled."""
+        future = self._request_futures.get(msg_id)
+        if future is not None and not future.done():
+            pending = getattr(self._server, "request_cancelled", None)
+            if pending is not None:
+                pending()
+        super()._handle_cancel_notification(msg_id)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams

@@ -55,6 +55,7 @@ class RawClient:
         self.holding = threading.Event()
         self.release = threading.Event()
         self._ids = itertools.count(1)
+        self._corked: bytearray | None = None
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -102,7 +103,21 @@ class RawClient:
             self.received.append(message)
             self.messages.put(message)
 
+    @contextmanager
+    def one_write(self) -> Iterator[None]:
+        """The messages sent inside are written to the server at once, as one write (the server
+        reads them together: their handlers are scheduled before any of them runs)."""
+        self._corked = bytearray()
+        try:
+            yield
+        finally:
+            data, self._corked = bytes(self._corked), None
+            self.send_bytes(data)
+
     def send_bytes(self, data: bytes) -> None:
+        if self._corked is not None:
+            self._corked += data
+            return
         stdin = self.process.stdin
         assert stdin is not None
         stdin.write(data)

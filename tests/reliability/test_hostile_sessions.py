@@ -8,6 +8,7 @@ log), and that the process ends. Where a time must be bounded, the bound is gene
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -198,23 +199,29 @@ def test_every_version_of_an_open_document_is_published_even_clean(server: RawCl
     assert edited["params"]["diagnostics"] == []
 
 
-def test_a_cancelled_completion_never_drops_a_publication(server: RawClient, folder: Path) -> None:
+@pytest.mark.parametrize("together", [False, True], ids=["one-write-each", "in-one-write"])
+def test_a_cancelled_completion_never_drops_a_publication(server: RawClient, folder: Path, together: bool) -> None:
     """The edit's analysis is what the completion waited for; cancelling the completion must not
-    cancel the analysis nor its publication (the debounce is a minute: only the flush runs it)."""
+    cancel the analysis nor its publication (the debounce is a minute: only the request hands it
+    over). In one write, the cancellation comes before the completion's handler has begun: the
+    edit is handed over all the same."""
     server.initialize(folder, options={"debounce": 60_000})
     server.wait_for_index()
     agent = folder / "agent.py"
     server.open(agent)  # clean
-    server.notify("textDocument/didChange", {"textDocument": {"uri": agent.as_uri(), "version": 2},
-                                             "contentChanges": [{"text": AGENT.replace('"demo"', '"demo", "nope"')}]})
-    request = server.request("textDocument/completion", {"textDocument": {"uri": agent.as_uri()},
-                                                        "position": {"line": 2, "character": 44}})
-    server.notify("$/cancelRequest", {"id": request})
-    response = server.response(request, 60)
-    assert "result" in response or response["error"]["code"] == REQUEST_CANCELLED
-    final = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                            and m["params"]["uri"] == agent.as_uri() and m["params"]["version"] == 2, 30)
-    assert codes(final["params"]["diagnostics"]) == ["AD101"]
+    for version in (2, 3):
+        names = '"demo", "nope"' if version == 2 else '"demo", "nope", "never"'
+        with server.one_write() if together else contextlib.nullcontext():
+            server.notify("textDocument/didChange", {"textDocument": {"uri": agent.as_uri(), "version": version},
+                                                     "contentChanges": [{"text": AGENT.replace('"demo"', names)}]})
+            request = server.request("textDocument/completion", {"textDocument": {"uri": agent.as_uri()},
+                                                                "position": {"line": 2, "character": 44}})
+            server.notify("$/cancelRequest", {"id": request})
+        response = server.response(request, 60)
+        assert "result" in response or response["error"]["code"] == REQUEST_CANCELLED
+        final = server.wait_for(lambda m, v=version: m.get("method") == "textDocument/publishDiagnostics"
+                                and m["params"]["uri"] == agent.as_uri() and m["params"]["version"] == v, 30)
+        assert codes(final["params"]["diagnostics"]) == ["AD101"] * (version - 1)
 
 
 def _big_buffer(server: RawClient, folder: Path) -> tuple[Path, int]:
