@@ -49,6 +49,45 @@ HEAD_START_WALK = 0.6
 HEAD_START_IMPORT_GRACE = 0.4
 
 
+# JSON nested deeper than this is no LSP message: its deeper values are read as null (Python's json
+# module recurses, and a message nested 100,000 deep could not be decoded at all: an initialize so
+# nested went unanswered, and the editor waited for the server for good)
+MAX_DEPTH = 100
+# a string (escapes included), or a bracket
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]')
+
+
+def shallow(body: bytes) -> bytes:
+    """body with every value nested deeper than MAX_DEPTH replaced by null (body itself when none is:
+    a message with no more than MAX_DEPTH brackets is not even scanned)."""
+    if body.count(b"{") + body.count(b"[") <= MAX_DEPTH:
+        return body
+    tokens = [(match.start(), match.end(), body[match.start()]) for match in _JSON_TOKEN.finditer(body)
+              if body[match.start()] != 0x22]
+    depth = deepest = 0
+    for _, _, char in tokens:
+        depth += 1 if char in (0x7B, 0x5B) else -1
+        deepest = max(deepest, depth)
+    if deepest <= MAX_DEPTH:
+        return body
+    log.warning("a message nested %d levels deep: what is deeper than %d is read as null", deepest, MAX_DEPTH)
+    kept: list[bytes] = []
+    depth = last = 0
+    cut: int | None = None
+    for start, end, char in tokens:
+        if char in (0x7B, 0x5B):
+            depth += 1
+            if depth == MAX_DEPTH + 1:
+                cut = start
+        else:
+            if depth == MAX_DEPTH + 1 and cut is not None:
+                kept += (body[last:cut], b"null")
+                last, cut = end, None
+            depth -= 1
+    kept.append(body[last:])
+    return b"".join(kept)
+
+
 class Replay:
     """stdin for pygls (readline and read are all its reader calls, from one thread): the bytes read
     ahead first, then the stream itself, and what pygls' reader would choke on made safe. A
@@ -142,7 +181,7 @@ class ReadAhead:
                     length = int(match.group(1))
             if length and not line.strip():
                 body = self.source.read(length)
-                self._put(body)
+                self._put(shallow(body))
                 if not body:
                     return
                 length = 0
@@ -223,8 +262,8 @@ def initialize_folders(body: bytes) -> tuple[list[Path], Any] | None:
     """The workspace folders an `initialize` request names (its workspaceFolders, else its rootUri),
     and its initializationOptions; None for any other message, or one naming no local folder."""
     try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):  # (an initialize nested 100,000 deep: pygls answers it)
+        message = json.loads(shallow(body))
+    except (ValueError, RecursionError):
         return None
     if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
         return None

@@ -447,16 +447,29 @@ def test_a_claimed_length_of_a_terabyte_is_never_allocated(server: RawClient, fo
     assert "MemoryError" not in server.stderr() and "Traceback" not in server.stderr(), server.stderr()[-2000:]
 
 
-def test_an_initialize_nested_100000_deep_is_survived(server: RawClient, folder: Path) -> None:
-    """The head start reads the first message itself: JSON nested too deep to decode is left to pygls
-    (a RecursionError there ended the process), and the client's next initialize is answered."""
-    deep = b'{"jsonrpc": "2.0", "id": 1000, "method": "initialize", "params": {"capabilities": {}, "initializationOptions": ' + \
-        b"[" * 100_000 + b"]" * 100_000 + b"}}"
+def test_an_initialize_nested_100000_deep_is_answered(server: RawClient, folder: Path) -> None:
+    """Valid JSON nested 100,000 deep (Python's json cannot decode it: a RecursionError) in the
+    first message, which the head start reads itself: what is nested deeper than any LSP message is
+    read as null, and the initialize is answered, the session going on as any other."""
+    deep = b'{"jsonrpc": "2.0", "id": 1000, "method": "initialize", "params": {"capabilities": {}, ' + \
+        b'"rootUri": "' + folder.as_uri().encode() + b'", "initializationOptions": {"skills": ' + \
+        b"[" * 100_000 + b"]" * 100_000 + b"}}}"
     server.send_bytes(b"Content-Length: %d\r\n\r\n" % len(deep) + deep)
-    result = server.initialize(folder)
-    assert "result" in result
+    assert "result" in server.response(1000, 60)
+    server.notify("initialized", {})
     server.wait_for_index()
+    assert "result" in server.call("workspace/symbol", {"query": "demo"})
+    assert "Traceback" not in server.stderr(), server.stderr()[-2000:]
     assert server.shutdown_and_exit() == 0
+
+
+def test_a_request_nested_100000_deep_is_answered(ready: RawClient, folder: Path) -> None:
+    """A later request with a member nested 100,000 deep is answered as the same request without it."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 4242, "method": "workspace/symbol", "params": {"query": "demo"}})
+    body = body[:-2] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    ready.send_bytes(b"Content-Length: %d\r\n\r\n" % len(body) + body.encode())
+    answer = ready.response(4242, 60)
+    assert [item["name"] for item in answer["result"]] == ["demo"]
 
 
 def test_a_message_that_is_not_json_is_one_line_of_the_log(ready: RawClient) -> None:
