@@ -46,7 +46,7 @@ Deps = tuple[tuple[str, "int | None"], ...]
 # Python call each, and there is one record per skill.
 # size, mtime_ns, context index, name, name span, first line span, ignores, findings, deps
 SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict[int, set[str]], list[Finding], Deps,
-                    "str | None"]
+                    "str | None", bool]
 
 
 @dataclass
@@ -64,7 +64,7 @@ class Store:
 
 
 def _facts(record: SkillRecord) -> SkillFacts:
-    return SkillFacts(record[3], record[4], record[5], record[6], record[9])
+    return SkillFacts(record[3], record[4], record[5], record[6], record[9], record[10])
 
 
 def load(path: Path) -> Store:
@@ -140,7 +140,7 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str
 # An analysis as a child process sends it: plain tuples, which pickle at C speed (name, name span,
 # first line span, ignores, findings, deps, description), or why the file could not be read.
-Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps, str | None] | str
+Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps, str | None, bool] | str
 Job = tuple[SkillJob, Config, bool]  # the skill, its configuration, whether its deps are wanted
 # Below this many files a fork costs more than the second core saves.
 PARALLEL_FROM = 1000
@@ -156,14 +156,14 @@ def _pack(result: Analysis) -> Packed:
     if isinstance(result, str):
         return result
     facts, findings, deps = result
-    return facts.name, facts.name_span_raw, facts.first_line_raw, facts.ignores, findings, deps, facts.description
+    return facts.name, facts.name_span_raw, facts.first_line_raw, facts.ignores, findings, deps, facts.description, facts.plain
 
 
 def _unpack(packed: Packed) -> Analysis:
     if isinstance(packed, str):
         return packed
-    name, name_span, first_line, ignores, findings, deps, description = packed
-    facts = SkillFacts(name, name_span, first_line, ignores, description)
+    name, name_span, first_line, ignores, findings, deps, description, plain = packed
+    facts = SkillFacts(name, name_span, first_line, ignores, description, plain)
     return facts, findings, deps
 
 
@@ -697,7 +697,7 @@ class CachedWorkspace(Workspace):
         changed too recently to trust its mtime."""
         if not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
             self.new.skills[key] = (stamp[0], stamp[1], context_index, facts.name, facts.name_span_raw,
-                                    facts.first_line_raw, facts.ignores, findings, deps, facts.description)
+                                    facts.first_line_raw, facts.ignores, findings, deps, facts.description, facts.plain)
 
     # -- the whole outcome ------------------------------------------------------------
 

@@ -61,10 +61,11 @@ class SkillFacts:
     Its spans are kept as four numbers and made Spans when first read: only the findings other
     files' rules put on this one read them, and making them cost more than the rest of the facts."""
 
-    __slots__ = ("_first_line", "_name_span", "description", "first_line_raw", "ignores", "name", "name_span_raw")
+    __slots__ = ("_first_line", "_name_span", "description", "first_line_raw", "ignores", "name", "name_span_raw",
+                 "plain")
 
     def __init__(self, name: str | None, name_span_raw: RawSpan | None, first_line_raw: RawSpan,
-                 ignores: dict[int, set[str]], description: str | None = None) -> None:
+                 ignores: dict[int, set[str]], description: str | None = None, plain: bool = False) -> None:
         self.name = name  # the frontmatter name, when it is a string
         self.name_span_raw = name_span_raw  # the value span of `name:`, when the key is there
         self.first_line_raw = first_line_raw
@@ -72,6 +73,9 @@ class SkillFacts:
         # the frontmatter description, when it is a string: completion and hovers show it for every
         # skill they offer, which should not mean reading every file again
         self.description = description
+        # the lines of both spans are ASCII up to the spans' ends: their columns are the same in every
+        # position encoding, and a workspace symbol is placed without reading the file again
+        self.plain = plain
         self._name_span: Span | None = None
         self._first_line: Span | None = None
 
@@ -81,8 +85,12 @@ class SkillFacts:
         # its listing shows; strict loaders' verdicts come from the file's own rules
         fields = file.lenient_fields
         entry = fields.get("name")
-        return cls(file.lenient_str("name"), entry.value_raw() if entry is not None else None,
-                   (0, 0, 0, len(file.lines[0])), file.ignores, file.lenient_str("description"))  # file.line_span(0)
+        name_span = entry.value_raw() if entry is not None else None
+        plain = file.lines[0].isascii() and (name_span is None or all(
+            file.lines[line][: name_span[3] if line == name_span[2] else None].isascii()
+            for line in range(name_span[0], min(name_span[2] + 1, len(file.lines)))))
+        return cls(file.lenient_str("name"), name_span, (0, 0, 0, len(file.lines[0])), file.ignores,  # file.line_span(0)
+                   file.lenient_str("description"), plain)
 
     @property
     def name_span(self) -> Span | None:
@@ -97,7 +105,7 @@ class SkillFacts:
         return self._first_line
 
     def _key(self) -> tuple[object, ...]:
-        return self.name, self.name_span_raw, self.first_line_raw, self.ignores, self.description
+        return self.name, self.name_span_raw, self.first_line_raw, self.ignores, self.description, self.plain
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SkillFacts) and self._key() == other._key()
@@ -640,10 +648,10 @@ class Workspace:
         self._cache[path] = _Parsed(text, value)
         return value
 
-    def last_parse(self, path: Path) -> object | None:
-        """The parse kept for path, of whichever text it was made from."""
+    def last_parse(self, path: Path) -> tuple[str, object] | None:
+        """The parse kept for path and the text it was made from, whichever that was."""
         cached = self._cache.get(path)
-        return cached.value if cached is not None else None
+        return (cached.text, cached.value) if cached is not None else None
 
     def parsed(self, path: Path, text: str) -> object | None:
         """The parse of path made from this very text (the same string), if one is kept."""

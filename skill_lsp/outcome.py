@@ -26,7 +26,7 @@ from .model import Finding
 from .trace import phase
 
 CACHE_ENV = "SKILL_LSP_CACHE_DIR"
-FORMAT = 7  # 7: facts read Claude Code's recovered frontmatter; findings carry per-runtime verdicts; body references have a kind; PySource.notes, Call.agent_name, TypeScript and subagent files
+FORMAT = 8  # 8: facts say whether their spans' lines are ASCII (plain); 7: facts read Claude Code's recovered frontmatter; findings carry per-runtime verdicts; body references have a kind; PySource.notes, Call.agent_name, TypeScript and subagent files
 # files modified this recently are analysed but not stored
 RACY_SECONDS = 2.0
 

@@ -237,3 +237,26 @@ def test_the_import_statements_alone_say_what_the_whole_file_says(name, source):
     for number, line in enumerate(padded.split("\n")):
         if number < len(kept) and kept[number]:
             assert kept[number] == line.strip(), (number, line)
+
+
+def test_a_large_file_s_imports_are_those_of_its_text_not_of_its_last_parse(tmp_path):
+    """Completion right after a file of megabytes is opened: the last parse kept for it may be of the
+    file on disk (the index's), which lacks an alias the editor's text has. The imports completion
+    reads are those of the text it completes in, whichever parse is kept."""
+    from skill_lsp.server.session import IMPORTS_FRESH_CHARS, Session
+
+    root = tmp_path / "proj"
+    (root / ".agentdeck/skills/demo").mkdir(parents=True)
+    (root / ".agentdeck/skills/demo/SKILL.md").write_text("---\nname: demo\ndescription: Demo.\n---\n\nSteps.\n")
+    agent = root / "agent.py"
+    filler = "".join(f"value_{number} = {number}  # some padding for a file of megabytes\n"
+                     for number in range(IMPORTS_FRESH_CHARS // 40))
+    on_disk = "from agentdeck import Agent\n\n" + filler
+    agent.write_text(on_disk)
+    session = Session([root])
+    session.full_analysis()
+    kept = session.workspace.last_parse(agent)
+    assert kept is not None and kept[0] == on_disk  # the index parsed the file on disk
+    typed = "from agentdeck import Agent as DeckAgent\n\n" + filler + 'x = DeckAgent(name="X", skills=["d"])\n'
+    assert "DeckAgent" in session.imports_of(agent, typed).bindings
+    assert session.imports_of(agent, on_disk) is kept[1]  # the same imports: the last parse serves

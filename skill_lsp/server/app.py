@@ -185,6 +185,7 @@ class SkillLanguageServer(LanguageServer):
         # took, when that was long (see EDIT_SETTLE_FROM)
         self.edit_settle = 0.0
         self.running: Job | None = None  # the job the worker analyses
+        self.running_target = 0  # what self.requested was when it was handed over
         self.running_since: float | None = None  # the worker's CPU time when it began
         # the CPU seconds the last analysis of each recently edited document took (with what it
         # was analysed with): a request does not wait for an analysis it cannot see the end of
@@ -194,6 +195,7 @@ class SkillLanguageServer(LanguageServer):
         self.worker_thread: int | None = None  # the analysis thread's ident, once it ran
         self.pushed: set[Path] = set()
         self.pull_mode = False
+        self.push_lock = threading.Lock()  # a publication and its mark in self.pushed, or their clearing
         self.indexed = asyncio.Event()
         self.settings = Settings()
         self.settings_problems: list[str] = []
@@ -432,6 +434,7 @@ class SkillLanguageServer(LanguageServer):
             job, self.work = self.work, Job()
             self.open_burst = None
             self.running = job
+            self.running_target = target
             started, started_cpu = time.monotonic(), self.worker_cpu()
             self.running_since = started_cpu
             try:
@@ -460,17 +463,25 @@ class SkillLanguageServer(LanguageServer):
                 else:
                     self.waiters.append((wanted, future))
 
-    async def flush(self, limit: float | None = REQUEST_WAIT, patient: bool = False) -> bool:
+    async def flush(self, limit: float | None = REQUEST_WAIT, patient: bool = False,
+                    wall: float = REQUEST_WALL_CEILING) -> bool:
         """Hand over the work waiting (debounced edits too) and wait for it, until the analysis has
         spent limit seconds of CPU time on it (None: until done). False when it had not finished
         then: the request is answered from the model as it stands, and the analysis goes on. CPU
         time, not wall time: on a busy machine a short analysis still finishes before the answer
         (REQUEST_WALL_CEILING bounds the wait all the same). Not at all when the analysis is expected
         to use more than twice limit, unless patient. A cancelled request cancels only its wait: the
-        job runs to its end and publishes."""
+        job runs to its end and publishes. File events still coming in (a checkout, a storm of them)
+        are not waited for: their analysis starts once they stop (see _settling), and the request
+        waits at most for the job running."""
         wanted = self.requested
         if self.completed >= wanted:
             return True
+        if limit is not None and self.work.only_events() and self._settling() > 0:
+            if self.running is None or self.completed >= self.running_target:
+                return False
+            await self._wait_for(self.running_target, limit, wall)
+            return False
         if limit is not None and not patient and (expected := self._expected_cpu()) > 2 * limit:
             # the last analysis of a document the work holds used more than twice limit: the wait
             # would end with the model as it stands, only later. Edits alone keep waiting for the
@@ -479,11 +490,19 @@ class SkillLanguageServer(LanguageServer):
             if not self.work.only_texts():
                 self.kick()
             return False
-        self.kick()
         if limit is not None and not self.indexed.is_set():
+            self.kick()
             return False  # the first index: no wait makes its end nearer (see request_context)
+        return await self._wait_for(wanted, limit, wall, kick=True)
+
+    async def _wait_for(self, wanted: int, limit: float | None, wall: float, kick: bool = False) -> bool:
+        """Wait until the analyses have completed wanted, or spent limit seconds of CPU time on it
+        (None: no limit), or wall seconds have passed: whether they have. kick: hand the work
+        waiting over (once waited for: a burst of opens is not waited out, see _opening)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.waiters.append((wanted, future))
+        if kick:
+            self.kick()
         if limit is None:
             await asyncio.shield(future)
             return True
@@ -497,7 +516,7 @@ class SkillLanguageServer(LanguageServer):
             waited = time.monotonic() - started
             cpu = self.worker_cpu()
             spent = cpu - started_cpu if cpu is not None and started_cpu is not None else waited
-            if spent >= limit or waited >= REQUEST_WALL_CEILING:
+            if spent >= limit or waited >= wall:
                 return False
 
     def request_cancelled(self) -> None:
@@ -557,7 +576,10 @@ class SkillLanguageServer(LanguageServer):
         elif job.full or session.model is None:
             changed = session.full_analysis(rescan=True)
         elif job.events or job.closed:
-            changed = session.files_changed(sorted(job.events | job.closed))
+            # the events' paths as the analysis knows them (see path_of), resolved here: 2,000 events
+            # in one notification cost 16,000 lstat calls, each handing the interpreter over
+            events = {real_path_in(path, session.folders) for path in job.events}
+            changed = session.files_changed(sorted(events | job.closed))
         else:
             for path in job.texts:
                 before = session.full_analyses
@@ -615,35 +637,41 @@ class SkillLanguageServer(LanguageServer):
         for path in sorted(paths, key=lambda path: (path not in overlays, path)):
             try:
                 items = self.diagnostics_for(path)
-                if not items and path not in self.pushed and path not in overlays:
-                    continue  # (an open document's are always published: an editor may wait for its version's)
-                self.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
-                )
+                with self.push_lock:
+                    if self.pull_mode:
+                        return  # the client began to pull meanwhile (and what was pushed is cleared)
+                    if not items and path not in self.pushed and path not in overlays:
+                        continue  # (an open document's are always published: an editor may wait for its version's)
+                    self.text_document_publish_diagnostics(
+                        types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
+                    )
+                    if items:
+                        self.pushed.add(path)
+                    else:
+                        self.pushed.discard(path)
             except Exception:  # a bug with one file must not keep every later one's from the editor
                 log.exception("could not publish the diagnostics of %s", path)
-                continue
-            if items:
-                self.pushed.add(path)
-            else:
-                self.pushed.discard(path)
 
     def document_version(self, path: Path) -> int | None:
         document = self.workspace.text_documents.get(unquote(uri_of(path)))  # pygls keys them unquoted
         return document.version if document is not None else None
 
     def clear_pushed(self) -> None:
-        """On the worker thread: empty what was pushed, so that nothing shows twice once the client pulls."""
-        for path in sorted(self.pushed):
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=[]))
-        self.pushed.clear()
+        """Empty what was pushed, so that nothing shows twice once the client pulls (after the
+        publication under way, if any: the next sees pull_mode and stops)."""
+        with self.push_lock:
+            for path in sorted(self.pushed):
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=[]))
+            self.pushed.clear()
 
     async def enter_pull_mode(self) -> None:
-        """The client pulls: stop pushing, and clear what was pushed."""
+        """The client pulls: stop pushing, and clear what was pushed, before the first pull is
+        answered. On a thread of its own: on the worker, it waited for the analysis running (the
+        first pull of a storm of file events waited 0.25 s more)."""
         if self.pull_mode:
             return
         self.pull_mode = True
-        await self.run(self.clear_pushed)
+        await asyncio.to_thread(self.clear_pushed)
 
     def watch_workspace(self, since: int | None = None) -> None:
         """Watch the folders ourselves when the client does not report file changes. Scheduling a
@@ -737,6 +765,14 @@ def _same_texts(known: dict[Path, str], now: dict[Path, str]) -> bool:
     return known.keys() == now.keys() and all(known[path] is text for path, text in now.items())
 
 
+# A document's path as path_of resolved it, for so many seconds: each request asks for it, and
+# resolving it calls lstat on each of its directories, each call handing the interpreter to an
+# analysis running and waiting to take it back (a request asked while the first index ran waited
+# up to a second)
+REAL_PATH_SECONDS = 2.0
+_real_paths: dict[str, tuple[tuple[Path, ...], float, Path]] = {}
+
+
 def path_of(uri: str) -> Path | None:
     """The path of a document as the analysis knows it: a document opened through a symlinked directory
     of the workspace (`.agents/skills -> ../skills`) is the file on its real path, whose diagnostics the
@@ -746,12 +782,21 @@ def path_of(uri: str) -> Path | None:
         return None
     session = server.session
     if session is not None:
-        return real_path_in(path, session.folders)
+        folders = tuple(session.folders)
+        now = time.monotonic()
+        known = _real_paths.get(uri)
+        if known is not None and known[0] == folders and now - known[1] < REAL_PATH_SECONDS:
+            return known[2]
+        real = real_path_in(path, list(folders))
+        if len(_real_paths) >= 4096:
+            _real_paths.clear()
+        _real_paths[uri] = (folders, now, real)
+        return real
     try:
-        folders = [folder for each in server.workspace.folders.values() if (folder := _uri_path(each.uri)) is not None]
+        named = [folder for each in server.workspace.folders.values() if (folder := _uri_path(each.uri)) is not None]
     except RuntimeError:  # before initialize
         return path
-    return real_path_in(path, folders)
+    return real_path_in(path, named)
 
 
 def _project_dir(path: Path | None) -> Path:
@@ -1034,7 +1079,9 @@ async def did_close(ls: SkillLanguageServer, params: types.DidCloseTextDocumentP
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 async def did_change_watched_files(ls: SkillLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-    paths = [path for change in params.changes if (path := path_of(change.uri)) is not None]
+    # resolved through symlinked directories by the analysis (path_of's lstat calls, thousands of them
+    # in a storm of events, would hold the loop)
+    paths = [path for change in params.changes if (path := _uri_path(change.uri)) is not None]
     if paths:
         ls.files_changed(paths)
 
@@ -1083,15 +1130,20 @@ async def pull_ready(ls: SkillLanguageServer) -> None:
     3.17's answer for a diagnostic that cannot be computed now. A pull never waits for an analysis
     of seconds, and never gets diagnostics of a text the client no longer has."""
     await ls.enter_pull_mode()
+    started = time.monotonic()
     if ls.indexed.is_set() and await ls.flush():
         return
-    # The client asks again at once: it waits here first as long as any request may, so that its
+    # The client asks again at once: it waits here first, REQUEST_WALL_CEILING in all, so that its
     # asking does not keep the loop busy while an analysis of seconds runs.
     if not ls.indexed.is_set():
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(ls.indexed.wait(), REQUEST_WALL_CEILING)
-    if ls.indexed.is_set() and await ls.flush(patient=True):
+    left = REQUEST_WALL_CEILING - (time.monotonic() - started)
+    if ls.indexed.is_set() and left > 0 and await ls.flush(patient=True, wall=left):
         return
+    left = REQUEST_WALL_CEILING - (time.monotonic() - started)
+    if left > 0:
+        await asyncio.sleep(left)  # (file events still coming: nothing was waited for)
     raise JsonRpcServerCancelled("skill-lsp is still analysing the workspace: ask again",
                                  data={"retriggerRequest": True})
 
@@ -1172,8 +1224,12 @@ async def request_context(ls: SkillLanguageServer, uri: str, position: types.Pos
     session = ls.session
     if model is None or session is None:
         return None
-    lines = ls.lines_for(path)
     text = session.text(path)
+    if text is None:
+        # a document opened while an analysis runs, not yet handed over to one (nor on disk): its
+        # text as the editor has it, with the model as it stands
+        text = ls.open_texts().get(path)
+    lines = ls.lines_for(path, text) if text is not None else None
     if lines is None or text is None:
         return None
     where = lines.from_client(ls.codec, position) if position is not None else Position(0, 0)
@@ -1379,9 +1435,15 @@ def _frontmatter_completion(
 
 
 def _skill_location(ls: SkillLanguageServer, skill: SkillEntry) -> types.Location:
-    lines = ls.lines_for(skill.path)
-    # from the facts: workspace symbols place a thousand skills, without reading their parses
+    # from the facts: workspace symbols place a thousand skills, without reading their parses, nor
+    # their texts when the span's lines are ASCII (the stat of a thousand files, each handing the
+    # interpreter to the analysis running and waiting to take it back, held an answer for 0.5 s)
     span = skill.facts.name_span or skill.facts.first_line
+    if skill.facts.plain:
+        return types.Location(uri=uri_of(skill.path), range=types.Range(
+            start=types.Position(line=span.start.line, character=span.start.column),
+            end=types.Position(line=span.end.line, character=span.end.column)))
+    lines = ls.lines_for(skill.path)
     rng = lines.range(ls.codec, span) if lines is not None else types.Range(
         start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     return types.Location(uri=uri_of(skill.path), range=rng)

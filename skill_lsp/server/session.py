@@ -419,6 +419,9 @@ class Session:
         self.report: Callable[[str, int | None], None] | None = None
         # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
         self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
+        # a large open file's import statements: of the text of its last parse, and their own parse
+        self._statements: dict[Path, tuple[str, str]] = {}
+        self._statements_parse: dict[Path, tuple[str, PySource]] = {}
 
     @property
     def folders(self) -> list[Path]:
@@ -540,6 +543,8 @@ class Session:
         self.workspace.overlays.pop(path, None)
         self.versions.pop(path, None)
         self.workspace.forget(path)
+        self._statements.pop(path, None)
+        self._statements_parse.pop(path, None)
 
     def reanalyse(self, path: Path) -> set[Path]:
         """After path's text changed: the cheapest analysis that is still exact."""
@@ -726,10 +731,20 @@ class Session:
         takes a second to parse, on every completion while its end is typed into; its imports do not
         move meanwhile."""
         if len(text) > IMPORTS_FRESH_CHARS and path.suffix != ".md":
+            statements = import_statements(text)  # (milliseconds for megabytes)
             known = self.workspace.last_parse(path)
-            if isinstance(known, PySource):
-                return known
-            return parse_code(import_statements(text), path)
+            if known is not None and isinstance(known[1], PySource):
+                # the last parse, when its text imports the same (it may be of the file on disk, or
+                # of a text before an import was typed: an alias it lacks hides the call completed)
+                memo = self._statements.get(path)
+                if memo is None or memo[0] is not known[0]:
+                    memo = self._statements[path] = (known[0], import_statements(known[0]))
+                if memo[1] == statements:
+                    return known[1]
+            alone = self._statements_parse.get(path)
+            if alone is None or alone[0] != statements:
+                alone = self._statements_parse[path] = (statements, parse_code(statements, path))
+            return alone[1]
         return self.python_source(path, text)
 
     def skill_parse(self, path: Path, text: str) -> SkillFile:

@@ -177,6 +177,23 @@ async def test_document_and_workspace_symbols(client: LanguageClient, workspace:
     assert [symbol.name for symbol in found] == ["quote-fare"]
 
 
+async def test_workspace_symbols_are_placed_in_the_client_s_encoding(client: LanguageClient, workspace: Path) -> None:
+    """A workspace symbol is placed from the skill's facts: without reading its file when the lines
+    up to the name are ASCII (every encoding agrees), from its text when they are not."""
+    taxi = workspace / ".agentdeck/skills/taxi/SKILL.md"
+    taxi.parent.mkdir(parents=True)
+    taxi.write_text('---\nname: "\U0001F695taxi"\ndescription: Rides.\n---\n\nSteps.\n', encoding="utf-8")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=uri(taxi), type=types.FileChangeType.Created)]))
+    await diagnostics_for(client, taxi)
+    encoding = encoding_of(client)
+    for query, path, needle in (("taxi", taxi, '"\U0001F695taxi"'), ("parse-request", workspace / PARSE, "parse-request")):
+        found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query))
+        assert [symbol.location.uri for symbol in found] == [uri(path)]
+        assert found[0].location.range == types.Range(start=position_of(path, needle, 0, encoding),
+                                                       end=position_of(path, needle, len(needle), encoding))
+
+
 async def test_an_agent_outline_shows_the_first_5000_names_and_says_so(client: LanguageClient, workspace: Path) -> None:
     """A list of 60,000 names took two seconds to outline: the outline shows the first 5,000 of an
     agent file's listed names, and its agent says how many there are."""
