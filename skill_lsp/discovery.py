@@ -352,13 +352,20 @@ class Bounded:
     directories_left: int  # seen and never listed
 
 
+# the skills roots a directory may hold by their place alone (index._conventional_root)
+CONVENTIONAL_ROOTS = (".agentdeck", ".claude", ".agents", ".github")
+
+
 def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[Path],
-                 deadline: float | None = None) -> tuple[Listing, Bounded | None]:
+                 deadline: float | None = None, roots_first: bool = False) -> tuple[Listing, Bounded | None]:
     """The files of interest under folder, about limit of them (the directory that reaches the limit
     is listed whole): first the directories of the paths near (the open files) and what is below
     them, then each of their parents' in turn, the folder last. Bounded says where it stopped, None
     when the whole folder was walked; a walk still under way at deadline (time.monotonic()) stops
-    there too, as if at the limit (the server's head start does not wait for a huge tree)."""
+    there too, as if at the limit (the server's head start does not wait for a huge tree).
+    roots_first: the conventional skills roots of each of those directories (`.claude/skills`...)
+    are walked before it, as the nearest (a walk cut short by its deadline has the skills the open
+    files name, whatever else their directories hold)."""
     root = str(folder)
     anchors: list[str] = []
     for path in near:
@@ -367,6 +374,10 @@ def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[
             if directory not in anchors:
                 anchors.append(directory)
             directory = os.path.dirname(directory)
+    if roots_first:
+        anchors += [skills for directory in [*anchors, root] for parent in CONVENTIONAL_ROOTS
+                    if os.path.isdir(skills := os.path.join(directory, parent, "skills"))
+                    and not (exclude and excluded(Path(skills), folder, exclude))]
     anchors.sort(key=lambda directory: -directory.count(os.sep))  # the deepest, nearest, first
     anchors.append(root)
     found = _Found()

@@ -613,3 +613,25 @@ def test_a_virtualenv_adds_nothing_whatever_the_order_its_files_are_listed_in(tm
     assert listing.python_files == [] and listing.pyprojects == [tmp_path / "pyproject.toml"]
     assert str(tmp_path / "venv-like") in listing.directories  # listed, then dropped as a virtualenv
     assert not any("venv-like/" in directory for directory in listing.directories)
+
+
+def test_a_near_walk_takes_the_skills_roots_by_the_open_files_first(tmp_path):
+    """The near model's walk (NearIndex, bounded in time) walks the conventional skills roots of the
+    open file's directories before anything else there: a walk cut short, here by a limit of one file,
+    has the skills the open file names, not whatever its directory holds first."""
+    from skill_lsp.discovery import walk_nearest
+
+    root = tmp_path / "proj"
+    write_files(root, {
+        ".agentdeck/skills/alpha/SKILL.md": "---\nname: alpha\ndescription: A.\n---\n",
+        ".claude/skills/beta/SKILL.md": "---\nname: beta\ndescription: B.\n---\n",
+        "app/agent.py": "x = 1\n",
+        **{f"app/data/{number:03d}/notes.py": "y = 2\n" for number in range(50)},
+    })
+    open_file = root / "app/agent.py"
+    walked, bounded = walk_nearest(root, (), 3, [open_file], roots_first=True)
+    assert bounded is not None
+    assert {Path(path).parent.name for path in walked.skill_files} == {"alpha", "beta"}
+    assert [Path(path).name for path in walked.python_files] == ["agent.py"]  # its own directory first
+    plain, _ = walk_nearest(root, (), 3, [open_file])
+    assert plain.skill_files == []  # without: the open file's directory, then app/data...
