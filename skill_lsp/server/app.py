@@ -41,7 +41,7 @@ from ..textutil import FileTooLarge, check_size
 from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
-from .early import ReadAhead, Replay
+from .early import ReadAhead, Replay, shallow
 from .protocol import Serialized, SkillProtocol
 from .session import NearIndex, Session, Settings, collected_after
 from .watch import WorkspaceWatcher
@@ -196,6 +196,7 @@ class SkillLanguageServer(LanguageServer):
         self.pushed: set[Path] = set()
         self.pull_mode = False
         self.push_lock = threading.Lock()  # a publication and its mark in self.pushed, or their clearing
+        self.reader: ReadAhead | None = None  # the client's messages, on stdio
         self.indexed = asyncio.Event()
         self.settings = Settings()
         self.settings_problems: list[str] = []
@@ -221,7 +222,7 @@ class SkillLanguageServer(LanguageServer):
         """pygls' stdio server, reading the client with early.ReadAhead (a thread of its own reads
         whole frames ahead) instead of one thread-pool round trip per header line and body."""
         self._stop_event = threading.Event()
-        reader = ReadAhead(stdin if isinstance(stdin, Replay) else Replay(b"", stdin or sys.stdin.buffer))
+        reader = self.reader = ReadAhead(stdin if isinstance(stdin, Replay) else Replay(b"", stdin or sys.stdin.buffer))
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
@@ -237,11 +238,34 @@ class SkillLanguageServer(LanguageServer):
         """A message that could not be decoded (not JSON, not UTF-8, nested too deep) is answered as
         JSON-RPC asks: a Parse error, with a null id (which request it was cannot be known); pygls
         would show the editor's user an "Error in server" message for it. Anything else: pygls'."""
+        if source is JsonRpcException and isinstance(error, RecursionError) and self._read_shallow():
+            return
         if source is JsonRpcException and isinstance(error, (json.JSONDecodeError, UnicodeDecodeError, RecursionError)):
             self.protocol._send_response(None, error=types.ResponseError(  # type: ignore[arg-type]
                 code=types.ErrorCodes.ParseError, message=f"the message could not be read: {type(error).__name__}"))
             return
         super().report_server_error(error, source)
+
+    def _read_shallow(self) -> bool:
+        """The message pygls could not decode for its nesting (Python's json recurses: 100,000 levels
+        raise RecursionError), decoded with what lies deeper than any LSP message read as null
+        (early.shallow) and handled as the same message without it. False when that fails too."""
+        reader = self.reader
+        if reader is None:
+            return False
+        body, reader.last = reader.last, b""
+        pruned = shallow(body)
+        if pruned is body:
+            return False
+        try:
+            message = json.loads(pruned, object_hook=self.protocol.structure_message)
+        except (ValueError, RecursionError):
+            return False
+        try:
+            self.protocol.handle_message(message)
+        except Exception:  # (as pygls' reading loop would: one line of the log, and the session goes on)
+            log.exception("a message nested too deep could not be handled")
+        return True
 
     # -- plumbing ---------------------------------------------------------------------
 

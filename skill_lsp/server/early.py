@@ -59,7 +59,8 @@ _JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[][{}]')
 
 def shallow(body: bytes) -> bytes:
     """body with every value nested deeper than MAX_DEPTH replaced by null (body itself when none is:
-    a message with no more than MAX_DEPTH brackets is not even scanned)."""
+    a message with no more than MAX_DEPTH brackets is not even scanned). Only for a body json could
+    not decode (RecursionError): a scan of megabytes takes tens of milliseconds."""
     if body.count(b"{") + body.count(b"[") <= MAX_DEPTH:
         return body
     tokens = [(match.start(), match.end(), body[match.start()]) for match in _JSON_TOKEN.finditer(body)
@@ -161,6 +162,7 @@ class ReadAhead:
         self.waiting: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.thread: threading.Thread | None = None
+        self.last = b""  # the piece the loop took last: the body pygls decodes, when it fails to
 
     def _start(self) -> None:
         if self.thread is None:
@@ -181,7 +183,7 @@ class ReadAhead:
                     length = int(match.group(1))
             if length and not line.strip():
                 body = self.source.read(length)
-                self._put(shallow(body))
+                self._put(body)
                 if not body:
                     return
                 length = 0
@@ -201,7 +203,7 @@ class ReadAhead:
         while True:
             with self.lock:
                 if self.pieces:
-                    piece = self.pieces.popleft()
+                    piece = self.last = self.pieces.popleft()
                     self.queued -= len(piece)
                     self.lock.notify()
                     return piece
@@ -262,8 +264,13 @@ def initialize_folders(body: bytes) -> tuple[list[Path], Any] | None:
     """The workspace folders an `initialize` request names (its workspaceFolders, else its rootUri),
     and its initializationOptions; None for any other message, or one naming no local folder."""
     try:
-        message = json.loads(shallow(body))
-    except (ValueError, RecursionError):
+        message = json.loads(body)
+    except RecursionError:
+        try:
+            message = json.loads(shallow(body))
+        except (ValueError, RecursionError):
+            return None
+    except ValueError:
         return None
     if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
         return None
