@@ -1153,9 +1153,9 @@ async def pull_ready(ls: SkillLanguageServer) -> None:
     of file events), the client is told to ask again: ServerCancelled with retriggerRequest, LSP
     3.17's answer for a diagnostic that cannot be computed now. A pull never waits for an analysis
     of seconds, and never gets diagnostics of a text the client no longer has."""
-    await ls.enter_pull_mode()
     started = time.monotonic()
-    if ls.indexed.is_set() and await ls.flush():
+    await ls.enter_pull_mode()
+    if ls.indexed.is_set() and await ls.flush(wall=REQUEST_WALL_CEILING - (time.monotonic() - started)):
         return
     # The client asks again at once: it waits here first, REQUEST_WALL_CEILING in all, so that its
     # asking does not keep the loop busy while an analysis of seconds runs.
