@@ -386,7 +386,7 @@ def _ranges(start: int, end: int, size: int) -> list[tuple[int, int]]:
 
 def _framed_jobs(jobs: list[Job]) -> bytes:
     """Jobs as grow() sends them to a child: the roots and configurations once each, a path by its
-    text (a pickled Path is parsed again when loaded), framed as forks.send_part frames a message."""
+    text (a pickled Path is parsed again when loaded), framed as forks.framed frames a message."""
     roots: dict[int, int] = {}
     configs: dict[int, int] = {}
     root_list: list[Root | None] = []

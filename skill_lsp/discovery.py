@@ -429,7 +429,11 @@ class _Walker:
         self.made: dict[str, Path] = {}
         self.made_counts = [0, 0]
         self.children: list[forks.Stream] = []
-        self.sink = -1  # a helper's write end of its results pipe
+        # a helper's stream to the parent: what the pipe cannot take waits in memory, so that the
+        # helper walks on while the parent does other work (the server's head start imports its
+        # protocol meanwhile: a helper waiting on a full pipe for 0.4 s ran past its deadline, and
+        # the head start was lost at 10,000 skills)
+        self.sender: forks.Sender | None = None
         self.complete = True
 
     def run(self) -> None:
@@ -439,9 +443,9 @@ class _Walker:
             if self.part > 0:
                 forks.fail()  # a helper never returns into its parent's code; the parent walks again
             raise
-        if self.part > 0:
-            forks.send_part(self.sink, self.found)
-            forks.finish(self.sink)
+        if self.sender is not None:
+            self.sender.send(self.found)
+            self.sender.finish()
 
     def _run(self) -> None:
         folder, exclude, found = self.folder, self.exclude, self.found
@@ -553,12 +557,12 @@ class _Walker:
     def _claim(self, claims: _Claims) -> list[tuple[str, str, bool] | _Claims]:
         """What to walk next of a shared directory: the chunk claimed (with the claims behind it, to go
         on once it is walked), or every chunk past the pipe's numbers dealt to this process in turn."""
-        if self.part > 0 and len(self.found.directories) >= SEND_EVERY:
+        if self.sender is not None and len(self.found.directories) >= SEND_EVERY:
             # what it found so far goes to the parent now, which merges it between its own chunks:
             # at the end only the last part is left to pickle and read (the lists are emptied, not
             # replaced: the walk holds them; this runs between directories, never while one is
             # listed, whose additions a virtualenv would take back)
-            forks.send_part(self.sink, self.found)
+            self.sender.send(self.found)
             for found in (self.found.skill_files, self.found.python_files, self.found.pyprojects, self.found.directories):
                 found.clear()
             self.found.unreadable.clear()
@@ -592,7 +596,7 @@ class _Walker:
             pid, pipe = forked
             if pid == 0:
                 self.children = []
-                self.part, self.parts, self.sink = part, parts, pipe
+                self.part, self.parts, self.sender = part, parts, forks.Sender(pipe)
                 self.found = _Found()
                 self.meanwhile = None
                 return

@@ -2,7 +2,7 @@
 
 A fork shares the parent's modules and data as they are, so a child starts in a millisecond and
 needs nothing sent to it for the work known at the fork. A child runs only skill-lsp's code,
-writes nothing but its pipe (messages with send_part, then the end mark with finish), and ends
+writes nothing but its pipe (messages through a Sender, then the end mark with finish), and ends
 with os._exit: never the parent's exit handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
 class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
 The other way, a parent may send a child work it placed after the fork (read_framed): its own data.
@@ -166,11 +166,6 @@ def framed(data: object) -> bytes:
     """One message as a stream carries it: its pickle's length, then the pickle."""
     payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
     return _LENGTH.pack(len(payload)) + payload
-
-
-def send_part(sink: int, data: object) -> None:
-    """Stream one message to the parent (a child goes on working afterwards)."""
-    write_all(sink, framed(data))
 
 
 class Sender:

@@ -462,16 +462,16 @@ def test_a_helper_sends_its_share_in_parts_and_one_lost_on_the_way_means_walking
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
     _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=3)
-    real_send = discovery.forks.send_part
+    real_send = discovery.forks.Sender.send
     sent: list[int] = []
 
-    def sending(sink: int, data: object) -> None:  # in the helper
+    def sending(sender: discovery.forks.Sender, data: object) -> None:  # in the helper
         sent.append(1)
         if len(sent) == death:
             os._exit(1)
-        real_send(sink, data)
+        real_send(sender, data)
 
-    monkeypatch.setattr(discovery.forks, "send_part", sending)
+    monkeypatch.setattr(discovery.forks.Sender, "send", sending)
     parts: list[int] = []
     real_merge = discovery._Found.merge
     monkeypatch.setattr(discovery._Found, "merge", lambda self, other: (parts.append(1), real_merge(self, other)))
@@ -487,6 +487,26 @@ def test_a_helper_sends_its_share_in_parts_and_one_lost_on_the_way_means_walking
         assert walks == [1]
     else:
         assert walks == [1, 0]  # a part lost: walked again by this process alone
+
+
+def test_a_helper_walks_on_past_a_full_pipe_while_this_process_is_busy(tmp_path, monkeypatch):
+    """The server's head start imports its protocol while the helper walks: a helper that waited for
+    the full pipe to be read ran past its deadline, and the walk was lost (at 10,000 skills, the pipe
+    held four of its parts). What the pipe cannot take waits in the helper's memory."""
+    import time
+
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 150)
+    alone = discovery.walk(tmp_path)
+    # a pipe of one page, and a part every few directories: it is full long before the walk ends
+    _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=5)
+    monkeypatch.setattr(discovery.forks, "PIPE_SIZE", 4096)
+    # this process is busy past the deadline; the helper has the whole deadline to walk its share
+    # (hundreds of directories: milliseconds), then waits for its parts to be read
+    walked = discovery.walk(tmp_path, (), 1, meanwhile=lambda: time.sleep(1.5), deadline=time.monotonic() + 1.0,
+                            meanwhile_grace=1.0)
+    assert _shape(walked) == _shape(alone)
 
 
 @pytest.mark.parametrize("numbers", [0, 1, 5])
@@ -533,10 +553,10 @@ def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_ag
 
     (tmp_path / "linked").unlink()
     alone = discovery.walk(tmp_path)
-    def dying_send(sink: int, data: object) -> None:
+    def dying_send(sender: discovery.forks.Sender, data: object) -> None:
         os._exit(1)  # killed before it could send its share
 
-    monkeypatch.setattr(discovery.forks, "send_part", dying_send)
+    monkeypatch.setattr(discovery.forks.Sender, "send", dying_send)
     assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
 
 
