@@ -402,6 +402,28 @@ def _edits_at_the_end(env: dict[str, str], root: Path, path: Path, text: str,
         client.close()
 
 
+def _pulls_of_many(env: dict[str, str], root: Path, path: Path, text: str) -> tuple[float, float]:
+    """text opened and pulled (LSP 3.17 pull diagnostics) until its analysis is done: the seconds a
+    workspace pull then takes, all of its reports full, and the same pull with their result ids."""
+    client = _started_on(env, root)[0]
+    try:
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(path), "languageId": "python", "version": 1,
+                                                                "text": text}})
+        deadline = time.monotonic() + 600
+        while client.request("textDocument/diagnostic", {"textDocument": {"uri": uri(path)}}) is None:
+            if time.monotonic() > deadline:  # (None: ServerCancelled, the analysis still runs)
+                raise TimeoutError("the pull was never answered")
+        sent = time.perf_counter()
+        full = client.request("workspace/diagnostic", {"previousResultIds": []})
+        first = time.perf_counter() - sent
+        known = [{"uri": item["uri"], "value": item["resultId"]} for item in full["items"]]
+        sent = time.perf_counter()
+        client.request("workspace/diagnostic", {"previousResultIds": known})
+        return first, time.perf_counter() - sent
+    finally:
+        client.close()
+
+
 def _exit_after_stdin_closes(env: dict[str, str], root: Path) -> float:
     """Seconds from stdin closed, half a second into the first index, to the end of the process."""
     client = Client(env, root)
@@ -465,6 +487,10 @@ def hostile_figures(out: Path, env: dict[str, str], manifest: Manifest, scale: f
     hostile = _open_to_diagnostics(env, root, agent, one_line)
     benign = _open_to_diagnostics(env, root, agent, many_lines)
     rows.append(Row("8 5,000 unknown names on one line (UTF-16)", 0, hostile, "s", benign, "on 5,000 lines", "≤ 2× floor"))
+    many = int(20000 * scale)
+    full, unchanged = _pulls_of_many(env, root, agent, head + "a = Agent(name=\"A\", skills=[" +
+                                     ", ".join(f'"naïve-{n}"' for n in range(many)) + "])\n")
+    rows.append(Row(f"8 a workspace pull of {many:,} diagnostics", 0, full, "s", unchanged, "the same, unchanged", "≤ 0.5 s"))
     skill = root / ".agentdeck/skills/demo/SKILL.md"
     front = "---\nname: demo\ndescription: Do the demo thing.\n---\n\n"
     link = "see [a guide](references/missing-{}.md) " + "w" * 160

@@ -42,7 +42,7 @@ from . import features
 from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow
-from .protocol import Serialized, SkillProtocol
+from .protocol import Serialized, SkillProtocol, arrived_at
 from .session import NearIndex, Session, Settings, collected_after
 from .watch import WorkspaceWatcher
 
@@ -209,6 +209,9 @@ class SkillLanguageServer(LanguageServer):
         # end of the last one shown: a text that starts the same has the same outline, _capped_outline)
         self.symbols_cache: dict[Path, tuple[tuple[Any, ...], Serialized, str | None]] = {}
         self.lines_lock = threading.Lock()
+        # each file's diagnostics for a pull, as JSON, with what they were made from (report_for)
+        self.reports: dict[Path, Report] = {}
+        self.reports_lock = threading.Lock()
         # Before the first index ends, requests about open documents are answered from a model of
         # the files nearest them, built on a thread of its own (the worker is busy with the index):
         # the texts it was built from, and the model; the build in progress, for the same texts.
@@ -488,12 +491,13 @@ class SkillLanguageServer(LanguageServer):
                     self.waiters.append((wanted, future))
 
     async def flush(self, limit: float | None = REQUEST_WAIT, patient: bool = False,
-                    wall: float = REQUEST_WALL_CEILING) -> bool:
+                    wall: float | None = None) -> bool:
         """Hand over the work waiting (debounced edits too) and wait for it, until the analysis has
         spent limit seconds of CPU time on it (None: until done). False when it had not finished
         then: the request is answered from the model as it stands, and the analysis goes on. CPU
         time, not wall time: on a busy machine a short analysis still finishes before the answer
-        (REQUEST_WALL_CEILING bounds the wait all the same). Not at all when the analysis is expected
+        (wall bounds the wait all the same: by default, what is left of REQUEST_WALL_CEILING since
+        the request was read from the client, see arrived_at). Not at all when the analysis is expected
         to use more than twice limit, unless patient. A cancelled request cancels only its wait: the
         job runs to its end and publishes. File events still coming in (a checkout, a storm of them)
         are not waited for: their analysis starts once they stop (see _settling), and the request
@@ -501,6 +505,8 @@ class SkillLanguageServer(LanguageServer):
         wanted = self.requested
         if self.completed >= wanted:
             return True
+        if wall is None:
+            wall = REQUEST_WALL_CEILING - (time.monotonic() - arrived_at())
         if limit is not None and self.work.only_events() and self._settling() > 0:
             if self.running is None or self.completed >= self.running_target:
                 return False
@@ -523,10 +529,12 @@ class SkillLanguageServer(LanguageServer):
         """Wait until the analyses have completed wanted, or spent limit seconds of CPU time on it
         (None: no limit), or wall seconds have passed: whether they have. kick: hand the work
         waiting over (once waited for: a burst of opens is not waited out, see _opening)."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.waiters.append((wanted, future))
         if kick:
             self.kick()
+        if limit is not None and wall <= 0:
+            return False  # (the request came long ago: answered from the model as it stands)
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append((wanted, future))
         if limit is None:
             await asyncio.shield(future)
             return True
@@ -634,16 +642,47 @@ class SkillLanguageServer(LanguageServer):
         findings = session.findings.get(path, [])
         if not findings:
             return []
+        return self._diagnostics(path, findings, session.text(path), _related_texts(session, findings))
+
+    def _diagnostics(self, path: Path, findings: list[Finding], text: str | None,
+                     related: dict[Path, str | None]) -> list[types.Diagnostic]:
+        """findings as diagnostics, their positions converted with text (path's) and related's texts."""
         # a file skipped as too large still shows its finding, on line 1
-        lines = self.lines_for(path) or Lines("")
-        related_lines: dict[Path, Lines] = {}
-        for finding in findings:
-            for related in finding.related:
-                if related.path not in related_lines:
-                    other = self.lines_for(related.path)
-                    if other is not None:
-                        related_lines[related.path] = other
+        lines = (self.lines_for(path, text) if text is not None else None) or Lines("")
+        related_lines = {other: known for other, other_text in related.items()
+                         if other_text is not None and (known := self.lines_for(other, other_text)) is not None}
         return [diagnostic(finding, lines, self.codec, related_lines) for finding in findings]
+
+    def report_for(self, path: Path) -> Report:
+        """path's diagnostics for a pull, as JSON, with their result id: made once for the findings
+        and texts they are made from (a pull of 20,000 diagnostics converted, hashed and encoded them
+        again each time, 0.5 s of the loop). Kept while the session's findings list of the file and
+        the texts their positions are converted with are the very same objects (a changed finding
+        makes a new list, an edit a new text); on any thread."""
+        session = self.session
+        findings = session.findings.get(path) if session is not None else None
+        if session is None or not findings:
+            with self.reports_lock:
+                self.reports.pop(path, None)
+            return EMPTY_REPORT
+        text = session.text(path)
+        related = _related_texts(session, findings)
+        with self.reports_lock:
+            known = self.reports.get(path)
+        if known is not None and known.made_from(findings, text, related):
+            return known
+        items = self._diagnostics(path, findings, text, related)
+        report = Report.of(findings, text, related, json.dumps(cast(SkillProtocol, self.protocol).converter.unstructure(items)))
+        with self.reports_lock:
+            self.reports[path] = report
+        return report
+
+    def forget_reports(self) -> None:
+        """Drop the reports of files that no longer have findings (on any thread)."""
+        session = self.session
+        with self.reports_lock:
+            for path in [path for path in self.reports if session is None or path not in session.findings]:
+                del self.reports[path]
 
     def publish(self, paths: set[Path]) -> None:
         """On the worker thread: push the diagnostics of paths, labelled with the document version
@@ -651,6 +690,13 @@ class SkillLanguageServer(LanguageServer):
         if getattr(self.protocol, "_shutdown", False):
             return  # the client asked the server to stop: it no longer shows what is published
         if self.pull_mode:
+            # the reports of what changed made here, off the loop, for the pulls to come
+            self.forget_reports()
+            for path in sorted(paths):
+                try:
+                    self.report_for(path)
+                except Exception:  # (the pull makes it again, and its failure reaches the client)
+                    log.exception("could not make the diagnostics of %s", path)
             if paths and self.capability("workspace", "diagnostics", "refresh_support") and self.loop is not None:
                 self.loop.call_soon_threadsafe(self.workspace_diagnostic_refresh, None)
             return
@@ -768,6 +814,35 @@ server = SkillLanguageServer()
 
 
 V = TypeVar("V")
+
+
+def _related_texts(session: Session, findings: list[Finding]) -> dict[Path, str | None]:
+    """The texts of the other files findings point into (their related information)."""
+    paths = {related.path for finding in findings for related in finding.related}
+    return {path: session.text(path) for path in sorted(paths)}
+
+
+@dataclass(frozen=True)
+class Report:
+    """A file's diagnostics as a pull answers them: their JSON and result id, and what they were
+    made from (compared by identity: equal texts are not compared character by character)."""
+
+    findings: list[Finding] | None
+    text: str | None
+    related: dict[Path, str | None]
+    items: str  # the JSON array of the diagnostics
+    result_id: str
+
+    @classmethod
+    def of(cls, findings: list[Finding] | None, text: str | None, related: dict[Path, str | None], items: str) -> Report:
+        return cls(findings, text, related, items, hashlib.sha1(items.encode("utf-8", "surrogatepass")).hexdigest()[:16])
+
+    def made_from(self, findings: list[Finding], text: str | None, related: dict[Path, str | None]) -> bool:
+        return (self.findings is findings and self.text is text and self.related.keys() == related.keys()
+                and all(self.related[path] is other for path, other in related.items()))
+
+
+EMPTY_REPORT = Report.of(None, None, {}, "[]")
 
 
 def _keep_recent(cache: dict[Path, V], path: Path, value: V) -> None:
@@ -1142,26 +1217,23 @@ async def did_change_configuration(ls: SkillLanguageServer, params: types.DidCha
 # -- pull diagnostics ----------------------------------------------------------------------
 
 
-def _result_id(items: list[types.Diagnostic]) -> str:
-    digest = hashlib.sha1(repr([(d.range, d.code, d.message, d.severity) for d in items]).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()[:16]
-
-
 async def pull_ready(ls: SkillLanguageServer) -> None:
     """Before a pull is answered: the analyses pending, waited for as any request waits for them.
     When they are not done by then (the first index, the analysis of a file of megabytes, a storm
     of file events), the client is told to ask again: ServerCancelled with retriggerRequest, LSP
     3.17's answer for a diagnostic that cannot be computed now. A pull never waits for an analysis
-    of seconds, and never gets diagnostics of a text the client no longer has."""
-    started = time.monotonic()
+    of seconds, and never gets diagnostics of a text the client no longer has. The time counts from
+    the pull's arrival (arrived_at), the messages read before it included."""
+    started = arrived_at()
     await ls.enter_pull_mode()
-    if ls.indexed.is_set() and await ls.flush(wall=REQUEST_WALL_CEILING - (time.monotonic() - started)):
+    if ls.indexed.is_set() and await ls.flush():
         return
     # The client asks again at once: it waits here first, REQUEST_WALL_CEILING in all, so that its
     # asking does not keep the loop busy while an analysis of seconds runs.
-    if not ls.indexed.is_set():
+    left = REQUEST_WALL_CEILING - (time.monotonic() - started)
+    if not ls.indexed.is_set() and left > 0:
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(ls.indexed.wait(), REQUEST_WALL_CEILING)
+            await asyncio.wait_for(ls.indexed.wait(), left)
     left = REQUEST_WALL_CEILING - (time.monotonic() - started)
     if ls.indexed.is_set() and left > 0 and await ls.flush(patient=True, wall=left):
         return
@@ -1178,34 +1250,40 @@ async def pull_ready(ls: SkillLanguageServer) -> None:
 )
 async def pull_document(
     ls: SkillLanguageServer, params: types.DocumentDiagnosticParams
-) -> types.RelatedFullDocumentDiagnosticReport | types.RelatedUnchangedDocumentDiagnosticReport:
+) -> Serialized:
     await pull_ready(ls)
     path = path_of(params.text_document.uri)
-    items = ls.diagnostics_for(path) if path is not None else []
-    result_id = _result_id(items)
-    if params.previous_result_id == result_id:
-        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+    report = await asyncio.to_thread(ls.report_for, path) if path is not None else EMPTY_REPORT
+    result_id = json.dumps(report.result_id)
+    if params.previous_result_id == report.result_id:
+        return Serialized.of_json(f'{{"kind": "unchanged", "resultId": {result_id}}}')
+    return Serialized.of_json(f'{{"kind": "full", "resultId": {result_id}, "items": {report.items}}}')
 
 
 @server.feature(types.WORKSPACE_DIAGNOSTIC)
-async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+async def pull_workspace(ls: SkillLanguageServer, params: types.WorkspaceDiagnosticParams) -> Serialized:
     await pull_ready(ls)
     previous = {item.uri: item.value for item in params.previous_result_ids}
-    reports: list[types.WorkspaceFullDocumentDiagnosticReport | types.WorkspaceUnchangedDocumentDiagnosticReport] = []
+    return await asyncio.to_thread(_workspace_report, ls, previous)
+
+
+def _workspace_report(ls: SkillLanguageServer, previous: dict[str, str]) -> Serialized:
+    """Every file's report, as JSON; unchanged for those whose result id the client has (off the
+    loop: the reports of a storm of changes are made here when the analysis has not made them)."""
     session = ls.session
     paths = set(session.findings) if session is not None else set()
     paths |= {p for uri in previous if (p := path_of(uri)) is not None}
+    parts = []
     for path in sorted(paths):
         uri = uri_of(path)
-        items = ls.diagnostics_for(path)
-        result_id = _result_id(items)
-        version = ls.document_version(path)
-        if previous.get(uri) == result_id:
-            reports.append(types.WorkspaceUnchangedDocumentDiagnosticReport(uri=uri, result_id=result_id, version=version))
+        report = ls.report_for(path)
+        head = (f'"uri": {json.dumps(uri)}, "version": {json.dumps(ls.document_version(path))}, '
+                f'"resultId": {json.dumps(report.result_id)}')
+        if previous.get(uri) == report.result_id:
+            parts.append(f'{{"kind": "unchanged", {head}}}')
         else:
-            reports.append(types.WorkspaceFullDocumentDiagnosticReport(uri=uri, items=items, result_id=result_id, version=version))
-    return types.WorkspaceDiagnosticReport(items=reports)
+            parts.append(f'{{"kind": "full", {head}, "items": {report.items}}}')
+    return Serialized.of_json(f'{{"items": [{", ".join(parts)}]}}')
 
 
 class Request:
@@ -1690,10 +1768,12 @@ async def document_links(ls: SkillLanguageServer, params: types.DocumentLinkPara
     lines = request.lines
     links = []
     tooltips = bool(ls.capability("text_document", "document_link", "tooltip_support"))
+    directory = str(skill.directory)
     for reference in skill.file.references:
-        target = Path(os.path.normpath(skill.directory / reference.target.split("#", 1)[0]))
-        if target.exists():
-            links.append(types.DocumentLink(range=lines.range(ls.codec, reference.span), target=uri_of(target),
+        # (strings, not Paths: a body of 5,000 links took 0.1 s of the loop making Paths)
+        target = os.path.normpath(os.path.join(directory, reference.target.split("#", 1)[0]))
+        if os.path.exists(target):
+            links.append(types.DocumentLink(range=lines.range(ls.codec, reference.span), target=uri_of(Path(target)),
                                             tooltip=f"Open {reference.target}" if tooltips else None))
     return links
 

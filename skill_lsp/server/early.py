@@ -150,19 +150,25 @@ class ReadAhead:
     write took 1.8 s to read). Here a thread of its own reads the client's frames as pygls would (its
     header lines, up to a blank line after a Content-Length; then that many bytes) from a Replay, and
     queues each piece; the loop takes them as they come, waiting only when none is queued. The thread
-    stops reading ahead once QUEUED bytes wait, until the loop takes them."""
+    stops reading ahead once QUEUED bytes wait, until the loop takes them. A piece already queued is
+    taken without waiting, so the loop hands itself over (a bare yield) once it has read for SLICE
+    seconds on end: else 2,000 file events queued at once were read and handled in one step of the
+    loop (0.3-0.7 s), and the requests among them waited for it to end before their own timers ran."""
 
     QUEUED = 16 << 20
+    SLICE = 0.02
 
     def __init__(self, source: Replay) -> None:
         self.source = source
-        self.pieces: deque[bytes] = deque()
+        self.pieces: deque[tuple[bytes, float]] = deque()  # each with when it was read
         self.queued = 0
         self.lock = threading.Condition()
         self.waiting: asyncio.Future[None] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.thread: threading.Thread | None = None
         self.last = b""  # the piece the loop took last: the body pygls decodes, when it fails to
+        self.reading_since = 0.0  # when the loop last waited or handed itself over
+        self.last_read = 0.0  # when the piece the loop took last was read from the client
 
     def _start(self) -> None:
         if self.thread is None:
@@ -192,7 +198,7 @@ class ReadAhead:
         with self.lock:
             while self.queued > self.QUEUED:
                 self.lock.wait()
-            self.pieces.append(piece)
+            self.pieces.append((piece, time.monotonic()))
             self.queued += len(piece)
             waiting, self.waiting = self.waiting, None
         if waiting is not None and self.loop is not None:
@@ -200,16 +206,21 @@ class ReadAhead:
 
     async def _take(self) -> bytes:
         self._start()
+        if time.monotonic() - self.reading_since > self.SLICE:
+            await asyncio.sleep(0)
+            self.reading_since = time.monotonic()
         while True:
             with self.lock:
                 if self.pieces:
-                    piece = self.last = self.pieces.popleft()
+                    piece, self.last_read = self.pieces.popleft()
+                    self.last = piece
                     self.queued -= len(piece)
                     self.lock.notify()
                     return piece
                 assert self.loop is not None
                 waiting = self.waiting = self.loop.create_future()
             await waiting
+            self.reading_since = time.monotonic()
 
     def readline(self) -> Awaitable[bytes]:
         return self._take()

@@ -17,8 +17,10 @@ from .conftest import (
     change_document,
     codes,
     diagnostics_for,
+    encoding_of,
     initialize_params,
     open_document,
+    position_of,
     uri,
     wait_for_index,
 )
@@ -167,6 +169,35 @@ async def test_pull_diagnostics_with_result_ids(pull_client: LanguageClient, wor
     fixed = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
         text_document=types.TextDocumentIdentifier(uri=uri(agent)), previous_result_id=report.result_id))
     assert fixed.kind == "full" and not fixed.items
+
+
+async def test_a_pulled_report_follows_its_text_when_its_findings_stay_the_same(pull_client: LanguageClient, workspace: Path) -> None:
+    """A pull's report is kept while its findings and text are the same objects. An edit that leaves the
+    findings as they were (the same code points) but moves their UTF-16 columns (an astral character
+    before them on their line) makes it again: the range moves, and so does the result id. (An agent
+    outside any Deck: its edit re-checks that file alone, and its findings list is kept when equal.)"""
+    client = pull_client
+    agent = workspace / "typed.py"
+    text = 'from agentdeck import Agent\n\na = Agent(name="a", instructions="xx", skills=["nope"])\n'
+    agent.write_text(text, encoding="utf-8")
+    open_document(client, agent)
+    ask = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri(agent)))
+    before = await client.text_document_diagnostic_async(ask)
+    column = text.split("\n")[2].index('"nope"')
+    assert [(item.code, item.range.start.character) for item in before.items] == [("AD101", column)]
+    typed = text.replace('"xx"', '"x\U0001F600"')
+    change_document(client, agent, typed, 2)
+    agent.write_text(typed, encoding="utf-8")  # (where position_of reads it)
+    after = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=ask.text_document, previous_result_id=before.result_id))
+    assert after.kind == "full" and after.result_id != before.result_id
+    moved = position_of(agent, '"nope"', encoding=encoding_of(client))
+    assert moved.character > column
+    assert [(item.code, item.range.start) for item in after.items] == [("AD101", moved)]
+    workspace_report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+        previous_result_ids=[types.PreviousResultId(uri=uri(agent), value=after.result_id)]))
+    mine = [item for item in workspace_report.items if item.uri == uri(agent)]
+    assert [(item.kind, item.result_id, item.version) for item in mine] == [("unchanged", after.result_id, 2)]
 
 
 async def test_workspace_pull_reports_files_that_are_not_open(pull_client: LanguageClient, workspace: Path) -> None:

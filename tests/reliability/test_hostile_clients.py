@@ -497,3 +497,82 @@ def test_a_request_id_that_is_neither_number_nor_string_is_an_invalid_request(re
     assert not any(type(m.get("id")) is type(ident) and m.get("id") == ident for m in ready.received
                    if "method" not in m and ident is not None)
     assert "result" in ready.call("shutdown", None)
+
+
+def test_the_reader_hands_the_loop_over_while_thousands_of_messages_wait() -> None:
+    """2,000 file events written at once were all read and handled in one step of the loop (0.3-0.7 s
+    there): a request among them waited for that step to end before its own timer (a pull's bound) ran.
+    Messages already read are taken without waiting, so the reader hands the loop over once it has read
+    for ReadAhead.SLICE seconds on end: here, a timer due 10 ms in runs long before the last message."""
+    import asyncio
+    import io
+
+    from skill_lsp.server.early import ReadAhead, Replay
+
+    count = 2000
+    reader = ReadAhead(Replay(b"", io.BytesIO(b"Content-Length: 2\r\n\r\n{}" * count)))
+
+    async def read_all() -> list[int]:
+        reader._start()
+        while True:  # every frame read ahead first: none of the takes below has to wait
+            with reader.lock:
+                if len(reader.pieces) == 3 * count + 1:
+                    break
+            await asyncio.sleep(0.01)
+        taken = [0]
+        fired: list[int] = []
+        asyncio.get_running_loop().call_later(0.01, lambda: fired.append(taken[0]))
+        for _ in range(count):
+            assert await reader.readline() == b"Content-Length: 2\r\n"
+            assert await reader.readline() == b"\r\n"
+            assert await reader.readexactly(2) == b"{}"
+            time.sleep(0.0002)  # handling the message
+            taken[0] += 1
+        return fired
+
+    fired = asyncio.run(read_all())
+    assert fired and fired[0] < count // 2, fired
+
+
+def test_a_handler_knows_when_its_request_was_read_from_the_client() -> None:
+    """A request's wait for the analyses is bounded from when the reader's thread read it off stdin,
+    not from when the loop got to its handler: behind 2,000 file events, a pull had already waited
+    0.35 s for the loop before its own 0.25 s bound began."""
+    import asyncio
+    import io
+    from types import SimpleNamespace
+
+    from lsprotocol import types
+    from pygls.io_ import StdoutWriter
+    from pygls.lsp.server import LanguageServer
+
+    from skill_lsp.server.protocol import SkillProtocol, arrived_at
+
+    language_server = LanguageServer("probe", "0", protocol_cls=SkillProtocol)
+    seen: list[float] = []
+
+    @language_server.feature(types.WORKSPACE_SYMBOL)
+    async def symbols(ls: LanguageServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        await asyncio.sleep(0.05)
+        seen.append(arrived_at())
+        return []
+
+    protocol = language_server.protocol
+    protocol.initialize_received = True  # type: ignore[attr-defined]
+    sent = io.BytesIO()
+    protocol.set_writer(StdoutWriter(sent))
+    language_server.reader = SimpleNamespace(last_read=1234.5)  # type: ignore[attr-defined]
+
+    async def ask() -> None:
+        message = json.loads('{"jsonrpc": "2.0", "id": 1, "method": "workspace/symbol", "params": {"query": ""}}',
+                             object_hook=protocol.structure_message)
+        protocol.handle_message(message)
+        language_server.reader.last_read = 9999.0  # type: ignore[attr-defined]  # (the next message's)
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if seen:
+                return
+
+    asyncio.run(ask())
+    assert seen == [1234.5]
+    assert b'"id": 1' in sent.getvalue()
