@@ -77,6 +77,32 @@ def test_a_new_full_analysis_lets_the_previous_model_go_without_the_cycle_collec
         gc.unfreeze()
 
 
+def test_frozen_cyclic_garbage_is_collected_now_and_then(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What was frozen alive with a model and has since become cyclic garbage is left to a full
+    analysis that collects the whole heap, at most every WHOLE_COLLECTION_EVERY seconds."""
+    from skill_lsp.server import session as sessions
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    write_files(tmp_path, {".agentdeck/skills/refund/SKILL.md": "---\nname: refund\ndescription: Refund an order.\n---\n\nSteps.\n"})
+    session = Session([tmp_path])
+    try:
+        session.full_analysis()
+        cycle = Cycle()
+        gc.freeze()  # (as the next full analysis would freeze it, alive)
+        garbage = weakref.ref(cycle)
+        del cycle
+        session.full_analysis()
+        assert garbage() is not None  # not yet: the whole heap was collected less than ten minutes ago
+        monkeypatch.setattr(sessions, "WHOLE_COLLECTION_EVERY", 0.0)
+        session.full_analysis()
+        assert garbage() is None
+    finally:
+        gc.unfreeze()
+
+
 def test_a_full_analysis_leaves_no_cyclic_garbage() -> None:
     """What the previous test relies on, over every kind of file the tests hold (each runtime's
     skills and agents, broken frontmatter, undecodable bytes, TypeScript, plugins): neither a model

@@ -49,7 +49,7 @@ def serve(args: argparse.Namespace) -> int:
     stdin = None if args.tcp else _head_start()
     from .app import finish_sending, server
 
-    gc.freeze()  # (the first index unfreezes it, and freezes its model)
+    gc.freeze()  # (the first index freezes its model with it)
     gc.enable()
 
     if args.tcp:
