@@ -509,6 +509,39 @@ def test_a_helper_walks_on_past_a_full_pipe_while_this_process_is_busy(tmp_path,
     assert _shape(walked) == _shape(alone)
 
 
+def test_a_walk_ends_once_a_helper_says_it_stopped(tmp_path, monkeypatch):
+    """The head start's deadline moves by the protocol's import, for this process only: its helpers
+    stop at the deadline itself. When one has, the walk is lost, and this process stops too instead of
+    walking on to its own later deadline (the head start's walk of /usr: initialize answered 0.4 s
+    later for nothing)."""
+    import os
+    import time
+
+    from skill_lsp import discovery
+
+    _tree(tmp_path, 150)
+    _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=5)
+    real_scandir = os.scandir
+    listed: list[int] = []  # (in this process; each helper counts in its own copy)
+
+    def slow_scandir(path):
+        time.sleep(0.01)  # a tree that takes seconds to walk
+        listed.append(1)
+        return real_scandir(path)
+
+    monkeypatch.setattr(discovery.os, "scandir", slow_scandir)
+    after: list[int] = []  # what this process had listed when its busy time ended
+
+    def meanwhile():
+        time.sleep(1.0)  # busy past the helpers' deadline: they stopped meanwhile
+        after.append(len(listed))
+
+    with pytest.raises(discovery.WalkStopped):
+        discovery.walk(tmp_path, (), 1, meanwhile=meanwhile, deadline=time.monotonic() + 0.5, meanwhile_grace=10.0)
+    # not the 50 directories its own deadline, 0.5 s after its busy time, left it time for
+    assert len(listed) - after[0] <= 10
+
+
 @pytest.mark.parametrize("numbers", [0, 1, 5])
 def test_chunks_past_the_pipe_s_numbers_are_dealt_in_turn(tmp_path, monkeypatch, numbers):
     from skill_lsp import discovery
