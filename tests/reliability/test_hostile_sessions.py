@@ -552,6 +552,11 @@ def test_a_file_name_that_is_not_utf8_is_published_and_answered(server: RawClien
                     and "SK108" in codes(m["params"]["diagnostics"]), 30)
     hover = server.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 1, "character": 7}})
     assert "other" in str(hover["result"]), hover
+    # pulled too: its report is JSON made by the server itself (the name's bytes stay escaped)
+    pulled = server.call("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    assert codes(pulled["result"]["items"]) == ["SK108"], pulled
+    reports = {item["uri"]: item for item in server.call("workspace/diagnostic", {"previousResultIds": []})["result"]["items"]}
+    assert codes(reports[uri]["items"]) == ["SK108"] and reports[uri]["resultId"] == pulled["result"]["resultId"]
     assert "Traceback" not in server.stderr()
 
 
