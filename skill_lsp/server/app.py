@@ -43,7 +43,7 @@ from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow
 from .protocol import Serialized, SkillProtocol, arrived_at
-from .session import NearIndex, Session, Settings, collected_after
+from .session import NearIndex, Session, Settings, Superseded, collected_after
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
@@ -146,6 +146,8 @@ class Job:
     settings: Settings | None = None
     publish: set[Path] = field(default_factory=set)  # publish these even when validating on save
     publish_all: bool = False  # on save: publish every file's diagnostics
+    # (the job running) a change of folders or settings came since: its analysis is obsolete
+    superseded: bool = False
 
     def only_events(self) -> bool:
         """Nothing but file events: nothing the editor waits to see analysed at once."""
@@ -164,6 +166,15 @@ class Job:
     def close(self, path: Path) -> None:
         self.texts.pop(path, None)
         self.closed.add(path)
+
+    def then(self, later: Job) -> Job:
+        """This job (stopped, superseded) with later's work after it: one job that does both."""
+        texts = {path: text for path, text in self.texts.items() if path not in later.closed}
+        return Job(texts={**texts, **later.texts}, closed=(self.closed - set(later.texts)) | later.closed,
+                   events=self.events | later.events, full=self.full or later.full,
+                   folders=later.folders if later.folders is not None else self.folders,
+                   settings=later.settings if later.settings is not None else self.settings,
+                   publish=self.publish | later.publish, publish_all=self.publish_all or later.publish_all)
 
 
 class SkillLanguageServer(LanguageServer):
@@ -410,6 +421,13 @@ class SkillLanguageServer(LanguageServer):
     # runs waits for the next one: a burst of edits or of file events costs one analysis of the
     # state it ends in, and the last job always publishes the final text and tree.
 
+    def supersede(self) -> None:
+        """The workspace folders or settings changed: the analysis under way, whose model the next
+        job builds again, stops (at its next look, Superseded) instead of running to its end first:
+        a folder added while a cold index of 40,000 skills ran waited 30-38 s for its diagnostics."""
+        if self.running is not None:
+            self.running.superseded = True
+
     def add_work(self, kick: bool = True) -> None:
         """Note that self.work gained something; start the pump unless a debounce decides when."""
         self.requested += 1
@@ -469,6 +487,11 @@ class SkillLanguageServer(LanguageServer):
             self.running_since = started_cpu
             try:
                 await self.run(self.process, job)
+            except Superseded:
+                # what it held is done with the change that made it obsolete; its waiters wait for that
+                log.info("an analysis was stopped: the workspace folders or settings changed meanwhile")
+                self.work = job.then(self.work)
+                continue
             except Exception:  # a bug in one analysis must not stop every later one
                 log.exception("analysis failed")
             finally:
@@ -597,6 +620,7 @@ class SkillLanguageServer(LanguageServer):
 
     def _process(self, job: Job) -> None:
         session = self.ensure_session()
+        session.superseded = lambda: job.superseded
         for path in job.closed:
             session.drop_text(path)
         for path, (text, version) in job.texts.items():
@@ -1195,6 +1219,7 @@ async def did_change_folders(ls: SkillLanguageServer, params: types.DidChangeWor
     if not folders:
         return
     ls.work.folders = folders
+    ls.supersede()
     ls.add_work()
     await ls.flush(None)
     ls.watch_workspace()
@@ -1214,6 +1239,7 @@ async def did_change_configuration(ls: SkillLanguageServer, params: types.DidCha
         await fetch_configuration(ls)
     if ls.session is not None:
         ls.work.settings = ls.settings
+        ls.supersede()
         ls.add_work()
 
 

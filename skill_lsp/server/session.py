@@ -91,6 +91,11 @@ class _Analysis:
     deps: Deps
 
 
+class Superseded(Exception):
+    """Raised in a build whose result a later change of folders or settings makes obsolete (see
+    ServerWorkspace.superseded): the build stops, and the session keeps the model it had."""
+
+
 class ServerWorkspace(Workspace):
     """The server's files. A SKILL.md that is not open keeps only its facts and the findings of its own
     rules, as `check`'s cache does (the same analysis, cache.analyse_skill): its parse is dropped once
@@ -124,6 +129,13 @@ class ServerWorkspace(Workspace):
         # whether they still hold (the near model's are never reused past a change)
         self.with_deps = True
         self.report: Callable[[str, int | None], None] | None = None
+        # whether the build under way is obsolete (Session.superseded): looked at as the analyses
+        # arrive and between slices of Python files, where it stops with Superseded
+        self.superseded: Callable[[], bool] = _never
+
+    def _go_on(self) -> None:
+        if self.superseded():
+            raise Superseded()
 
     def _listing(self, folder: Path) -> Listing:
         """The walk of folder, bounded by max_files: a workspace folder of / or of a home directory
@@ -215,6 +227,7 @@ class ServerWorkspace(Workspace):
     def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
         with phase("parse python"):
             for start in range(0, len(python_paths), _POLL_EVERY):
+                self._go_on()
                 self._load_pythons(model, python_paths[start : start + _POLL_EVERY])
                 self.analyser.poll()  # take in what the children analysed meanwhile (their pipes stay free)
 
@@ -284,6 +297,8 @@ class ServerWorkspace(Workspace):
         def arrived() -> None:
             nonlocal done
             done += 1
+            if done % _POLL_EVERY == 0:
+                self._go_on()
             if self.report is not None and total > PROGRESS_EVERY and done % PROGRESS_EVERY == 0:
                 self.report(f"analysing skills: {done:,} of {total:,}", done * 100 // total)
 
@@ -296,6 +311,10 @@ class ServerWorkspace(Workspace):
 
 # Python files parsed between two looks at what the children sent
 _POLL_EVERY = 32
+
+
+def _never() -> bool:
+    return False
 
 
 def _settled(analysis: _Analysis, now: int) -> bool:
@@ -433,6 +452,9 @@ class Session:
         # walk; it is logged either way), and the progress of a large index (message, percentage)
         self.tell: Callable[[str], None] | None = None
         self.report: Callable[[str, int | None], None] | None = None
+        # set by the server for each job: whether a later change (of folders, of settings) makes the
+        # analysis under way obsolete; a full analysis then stops with Superseded, the model unchanged
+        self.superseded: Callable[[], bool] = _never
         # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
         self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
         # a large open file's import statements: of the text of its last parse, and their own parse
@@ -444,10 +466,15 @@ class Session:
         return self.workspace.folders
 
     def _wired(self, workspace: ServerWorkspace) -> ServerWorkspace:
-        """workspace, telling this session when its walks end and how far its analyses are."""
+        """workspace, telling this session when its walks end and how far its analyses are, and
+        asking it whether its build is still wanted."""
         workspace.walked = self._tell_bounds
         workspace.report = self._report
+        workspace.superseded = self._superseded
         return workspace
+
+    def _superseded(self) -> bool:
+        return self.superseded()
 
     def _report(self, message: str, percentage: int | None) -> None:
         if self.report is not None:
