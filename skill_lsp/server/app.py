@@ -424,9 +424,17 @@ class SkillLanguageServer(LanguageServer):
     def supersede(self) -> None:
         """The workspace folders or settings changed: the analysis under way, whose model the next
         job builds again, stops (at its next look, Superseded) instead of running to its end first:
-        a folder added while a cold index of 40,000 skills ran waited 30-38 s for its diagnostics."""
-        if self.running is not None:
-            self.running.superseded = True
+        a folder added while a cold index of 40,000 skills ran waited 30-38 s for its diagnostics.
+        Only when they differ from those it analyses with: a client that sends the same settings
+        again (Neovim's at start) would have the first index, and its head start, begin anew."""
+        session, running = self.session, self.running
+        if session is None or running is None:
+            return
+        folders = running.folders if running.folders is not None else session.folders
+        settings = running.settings if running.settings is not None else session.settings
+        if (self.work.folders is not None and self.work.folders != folders) or \
+                (self.work.settings is not None and self.work.settings != settings):
+            running.superseded = True
 
     def add_work(self, kick: bool = True) -> None:
         """Note that self.work gained something; start the pump unless a debounce decides when."""

@@ -521,6 +521,23 @@ def test_a_change_of_folders_stops_the_index_it_makes_obsolete(debug_server: Raw
     assert "Traceback" not in server.stderr()
 
 
+def test_the_same_settings_sent_again_do_not_stop_the_index(debug_server: RawClient, tmp_path: Path) -> None:
+    """Neovim sends its settings again right after `initialized`: the same settings do not stop the
+    first index (which would begin anew, its head start lost), whatever follows them."""
+    server = debug_server
+    big = many_skills(tmp_path / "big", 3000)
+    server.call("initialize", {"processId": None, "rootUri": big.as_uri(), "workspaceFolders": [{"uri": big.as_uri(), "name": "big"}],
+                               "capabilities": {"window": {"workDoneProgress": True}},
+                               "initializationOptions": {"debounce": 0}}, timeout=60)
+    server.notify("initialized", {})
+    server.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "report", 60)
+    server.notify("workspace/didChangeConfiguration", {"settings": {"skillLsp": {"debounce": 0}}})
+    server.wait_for_index()
+    summaries = [m["params"]["message"] for m in server.notifications("window/logMessage") if ": indexed " in m["params"]["message"]]
+    assert summaries and summaries[0].endswith("indexed 3001 skills and 1 agent definitions"), summaries
+    assert "an analysis was stopped" not in server.stderr()
+
+
 @pytest.mark.parametrize("how", ["stdin closed", "exit", "client gone mid-message"])
 def test_the_server_ends_mid_index(tmp_path: Path, hostile: Path, _isolated_environment: Path, how: str) -> None:
     client = start(tmp_path, _isolated_environment)
