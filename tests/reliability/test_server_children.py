@@ -118,15 +118,22 @@ def serial_diagnostics(tmp_path: Path, workspace: Path, _isolated_environment: P
 def test_the_forked_index_publishes_what_the_serial_one_does(tmp_path: Path, workspace: Path, _isolated_environment: Path,
                                                              serial_diagnostics: dict[str, list[Message]], first: str) -> None:
     """With initialize first, the children start before the protocol is imported (the head start);
-    after another first message, once the first index has walked the tree."""
+    after another first message, once the first index has walked the tree. The head start gives its
+    walk 0.6 s: on a machine so busy that its helpers miss that (their directories out of the page
+    cache, every core taken), the first index does it all; the server is started again, up to three
+    times in all, before that counts as a failure."""
     alone = serial_diagnostics
-    with checked(start(tmp_path, _isolated_environment)) as client:
-        if first != "initialize":
-            client.notify("$/cancelRequest", {"id": 1})  # before initialize: dropped
-        shared = index(client, workspace)
-        assert forked(client)[0] >= 1, client.stderr()[-2000:]
-        assert ("head start:" in client.stderr()) == (first == "initialize")
-    assert summary(shared) == summary(alone)
+    for attempt in range(3):
+        with checked(start(tmp_path, _isolated_environment)) as client:
+            if first != "initialize":
+                client.notify("$/cancelRequest", {"id": 1})  # before initialize: dropped
+            shared = index(client, workspace)
+            assert forked(client)[0] >= 1, client.stderr()[-2000:]
+            took = "head start:" in client.stderr()
+        assert summary(shared) == summary(alone)
+        if took or first != "initialize" or attempt == 2:
+            break
+    assert took == (first == "initialize")
     codes = {str(item["code"]) for items in alone.values() for item in items}
     assert {"SK103", "SK108", "SK202", "AD101"} <= codes, codes
 
