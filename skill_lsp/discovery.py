@@ -357,7 +357,8 @@ CONVENTIONAL_ROOTS = (".agentdeck", ".claude", ".agents", ".github")
 
 
 def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[Path],
-                 deadline: float | None = None, roots_first: bool = False) -> tuple[Listing, Bounded | None]:
+                 deadline: float | None = None, roots_first: bool = False,
+                 abandoned: Callable[[], bool] | None = None) -> tuple[Listing, Bounded | None]:
     """The files of interest under folder, about limit of them (the directory that reaches the limit
     is listed whole): first the directories of the paths near (the open files) and what is below
     them, then each of their parents' in turn, the folder last. Bounded says where it stopped, None
@@ -365,7 +366,8 @@ def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[
     there too, as if at the limit (the server's head start does not wait for a huge tree).
     roots_first: the conventional skills roots of each of those directories (`.claude/skills`...)
     are walked before it, as the nearest (a walk cut short by its deadline has the skills the open
-    files name, whatever else their directories hold)."""
+    files name, whatever else their directories hold). abandoned, asked at each directory: whether the
+    walk is no longer wanted (it then stops there too, and its caller throws it away)."""
     root = str(folder)
     anchors: list[str] = []
     for path in near:
@@ -386,7 +388,7 @@ def walk_nearest(folder: Path, exclude: tuple[str, ...], limit: int, near: list[
         if not os.path.isdir(anchor):
             continue
         walker = _Walker(folder, exclude, 0, start=anchor, skip=frozenset(walked), limit=limit - _count(found),
-                         deadline=deadline)
+                         deadline=deadline, abandoned=abandoned)
         walker.run()
         found.merge(walker.found)
         walked.add(anchor)
@@ -402,7 +404,8 @@ def _count(found: _Found) -> int:
 class _Walker:
     def __init__(self, folder: Path, exclude: tuple[str, ...], helpers: int,
                  meanwhile: Callable[[], object] | None = None, *, start: str | None = None,
-                 skip: frozenset[str] = frozenset(), limit: int | None = None, deadline: float | None = None) -> None:
+                 skip: frozenset[str] = frozenset(), limit: int | None = None, deadline: float | None = None,
+                 abandoned: Callable[[], bool] | None = None) -> None:
         self.folder = folder
         # a bounded walk (walk_nearest, never forked): where it starts below folder, the directories
         # walked already, the files it may add, and the directories it left when it stopped
@@ -410,6 +413,7 @@ class _Walker:
         self.skip = skip
         self.limit = limit
         self.deadline = deadline
+        self.abandoned = abandoned  # (walk_nearest's)
         self.left = 0
         self.exclude = exclude
         self.helpers = helpers
@@ -457,12 +461,12 @@ class _Walker:
         # follows lexically until a symlink is crossed
         start = self.start or root
         stack: list[tuple[str, str, bool] | _Claims] = [(start, os.path.realpath(start) if self.start else real_root, False)]
-        limit, deadline = self.limit, self.deadline
+        limit, deadline, abandoned = self.limit, self.deadline, self.abandoned
         while stack:
             # (found.stopped: a helper's part said it stopped, and the walk is lost whatever this
             # process walks on: the head start's walk of /usr went on 0.4 s past its helpers')
             if (limit is not None and _count(found) >= limit) or (deadline is not None and time.monotonic() > deadline) \
-                    or found.stopped:
+                    or found.stopped or (abandoned is not None and abandoned()):
                 self.left = len(stack)
                 self.found.stopped = True
                 break

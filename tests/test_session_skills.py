@@ -199,3 +199,36 @@ def test_the_load_verdicts_come_from_the_frontmatter_rules_alone(tmp_path: Path,
     verdicts = skill_rules.load_verdicts(skill)
     assert body_rules == []
     assert verdicts == with_body and any(consequence is not None for _, consequence, _ in verdicts)
+
+
+def test_a_superseded_analysis_stops_its_walk_and_keeps_nothing_of_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change of folders while the first index walks a huge tree (40,000 directories out of the page
+    cache: 14-34 s): the walk stops at its next directory, the session keeps neither it nor a model,
+    and the next analysis walks the tree whole."""
+    from skill_lsp import discovery
+    from skill_lsp.server.session import Superseded
+
+    write_files(tmp_path, {f"skills/s{number:03d}/SKILL.md": f"---\nname: s{number:03d}\ndescription: Do it.\n---\nBody.\n"
+                           for number in range(120)})
+    real_scandir = os.scandir
+    listed: list[str] = []
+    obsolete = [False]
+    changing = [True]
+
+    def scandir(path: str):  # type: ignore[no-untyped-def]
+        listed.append(path)
+        if changing[0] and len(listed) == 5:
+            obsolete[0] = True  # the folders changed meanwhile
+        return real_scandir(path)
+
+    monkeypatch.setattr(discovery.os, "scandir", scandir)
+    session = Session([tmp_path])
+    session.superseded = lambda: obsolete[0]
+    with pytest.raises(Superseded):
+        session.full_analysis()
+    assert len(listed) == 5  # not one directory more (the tree has 122)
+    assert session.model is None and not session.findings
+    obsolete[0] = changing[0] = False
+    listed.clear()
+    session.full_analysis()
+    assert len(listed) >= 122 and session.model is not None and len(session.model.skills) == 120
