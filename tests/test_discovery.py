@@ -394,14 +394,16 @@ def test_a_walk_still_under_way_at_its_deadline_or_over_its_limit_raises(tmp_pat
     files = len(alone.skill_files) + len(alone.python_files) + len(alone.pyprojects)
     assert _shape(discovery.walk(tmp_path, (), helpers, limit=files + 1)) == _shape(alone)
     if helpers:
-        # a helper that is slow (its share of directories takes it past the deadline) stops the walk,
-        # whatever this process found in time
+        # a helper that is slow (still listing a directory at the deadline) stops the walk, whatever
+        # this process found in time. Each directory it lists takes it past the deadline: on a busy
+        # machine it may claim no share of its own (this process took them all first), but it lists
+        # the directories outside the shares all the same (every process does)
         parent = os.getpid()
         real_scandir = os.scandir
 
         def slow_in_a_helper(path):
             if os.getpid() != parent:
-                time.sleep(0.05)
+                time.sleep(0.6)
             return real_scandir(path)
 
         monkeypatch.setattr(discovery.os, "scandir", slow_in_a_helper)
