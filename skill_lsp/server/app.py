@@ -43,7 +43,7 @@ from .convert import Lines, diagnostic, encoding_name, uri_of, workspace_edit
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow
 from .protocol import Serialized, SkillProtocol, arrived_at
-from .session import NearIndex, Session, Settings, Superseded, collected_after
+from .session import NearIndex, Session, Settings, Superseded, collected_after, not_superseded
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")
@@ -629,6 +629,20 @@ class SkillLanguageServer(LanguageServer):
     def _process(self, job: Job) -> None:
         session = self.ensure_session()
         session.superseded = lambda: job.superseded
+        try:
+            changed = self._analyse(session, job)
+        finally:  # (no later build asks a finished job, which a change may have superseded since)
+            session.superseded = not_superseded
+        if self.settings.validate == "onSave":
+            chosen = set(job.publish)
+            if job.publish_all:
+                chosen |= set(session.findings) | self.pushed
+        else:
+            chosen = changed | job.publish | set(job.texts) | job.closed
+        self.publish(chosen)
+
+    def _analyse(self, session: Session, job: Job) -> set[Path]:
+        """job's texts, closes, events, folders and settings, in the session: the files whose findings changed."""
         for path in job.closed:
             session.drop_text(path)
         for path, (text, version) in job.texts.items():
@@ -656,13 +670,7 @@ class SkillLanguageServer(LanguageServer):
                     # 300 files with a Deck each, opened at once, cost one build, not 300
                     changed |= set(job.texts)
                     break
-        if self.settings.validate == "onSave":
-            chosen = set(job.publish)
-            if job.publish_all:
-                chosen |= set(session.findings) | self.pushed
-        else:
-            chosen = changed | job.publish | set(job.texts) | job.closed
-        self.publish(chosen)
+        return changed
 
     def notify_user(self, message: str) -> None:
         """From the worker thread: a warning the editor shows (window/showMessage)."""

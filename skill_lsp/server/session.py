@@ -129,9 +129,9 @@ class ServerWorkspace(Workspace):
         # whether they still hold (the near model's are never reused past a change)
         self.with_deps = True
         self.report: Callable[[str, int | None], None] | None = None
-        # whether the build under way is obsolete (Session.superseded): looked at as the analyses
-        # arrive and between slices of Python files, where it stops with Superseded
-        self.superseded: Callable[[], bool] = _never
+        # whether the build under way is obsolete (Session.superseded): looked at in its walk, as the
+        # analyses arrive and between slices of Python files, where it stops with Superseded
+        self.superseded: Callable[[], bool] = not_superseded
 
     def _go_on(self) -> None:
         if self.superseded():
@@ -316,7 +316,8 @@ class ServerWorkspace(Workspace):
 _POLL_EVERY = 32
 
 
-def _never() -> bool:
+def not_superseded() -> bool:
+    """Session.superseded outside a job of the server: no build is obsolete."""
     return False
 
 
@@ -457,7 +458,7 @@ class Session:
         self.report: Callable[[str, int | None], None] | None = None
         # set by the server for each job: whether a later change (of folders, of settings) makes the
         # analysis under way obsolete; a full analysis then stops with Superseded, the model unchanged
-        self.superseded: Callable[[], bool] = _never
+        self.superseded: Callable[[], bool] = not_superseded
         # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
         self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
         # a large open file's import statements: of the text of its last parse, and their own parse
