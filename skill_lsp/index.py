@@ -446,6 +446,8 @@ class Model:
     # a real root or skill directory -> the roots that see it through such a link, each with the
     # runtime its place says (.claude/skills -> skills: Claude Code reads the skills of skills/ too)
     alias_roots: dict[Path, list[Root]] = field(default_factory=dict)
+    # SKILL.md files nested in another skill's directory: its documents, not skills (SPEC 2.6)
+    documents: set[Path] = field(default_factory=set)
     # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
     _config_dirs: dict[str, Path | None] = field(default_factory=dict, repr=False)
     _config_files: dict[str, Path] | None = field(default=None, repr=False)
@@ -840,6 +842,12 @@ def _conventional_root(directory: Path) -> Root | None:
     return None
 
 
+def _conventional_root_text(directory: str) -> bool:
+    """Whether a directory's text names a runtime's own root (_conventional_root without a Path)."""
+    above, name = split_text(directory)
+    return name == "skills" and split_text(above)[1] in (".agentdeck", ".claude", ".agents", ".github")
+
+
 def _below_conventional_root(directory: Path) -> bool:
     """Whether directory lies inside a runtime's own root (.claude/skills/group/)."""
     return any(_conventional_root(parent) is not None for parent in directory.parents)
@@ -920,6 +928,8 @@ class _Builder:
         self.cross_linked: set[Path] = set()
         # project_dir's answers while the model is built (run), by directory
         self.project_dirs: dict[tuple[str, str, str], Path] = {}
+        # the texts of the SKILL.md files that are a skill's documents, not skills (sub_documents)
+        self.documents: set[str] = set()
 
     def exists(self, path: Path) -> bool:
         if str(path) in self.directories:
@@ -1035,11 +1045,15 @@ class _Builder:
             self.add_root(Root(Path(os.path.normpath(setting.path)), setting.profile, "config"))
 
         self.plugin_roots()
+        self.documents = self.sub_documents(skill_paths)
+        model.documents = {Path(text) for text in self.documents}
 
         # roots by convention, from where SKILL.md files are (each root directory looked at once)
         first_of_root: dict[str, Path] = {}
         skills_of_root: dict[str, int] = {}
-        for (path, _), (_, root_text, _) in zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True):
+        for (path, _), (text, root_text, _) in zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True):
+            if text in self.documents:
+                continue
             if root_text not in first_of_root:
                 first_of_root[root_text] = path
             skills_of_root[root_text] = skills_of_root.get(root_text, 0) + 1
@@ -1088,6 +1102,34 @@ class _Builder:
                 self.add_root(root)
             self.consulted.add(str(real))
 
+    def sub_documents(self, skill_paths: list[tuple[Path, Path]]) -> set[str]:
+        """The SKILL.md files that are documents of another skill, not skills (SPEC 2.6): those in a
+        directory below another SKILL.md's directory (`<skill>/<topic>/SKILL.md`, linked from the parent as
+        reading material), unless their directory is a direct child of a runtime's root (a configured or
+        plugin root, `.claude/skills`, `.agents/skills`, `.github/skills`, `.agentdeck/skills`), which its
+        runtime discovers whatever lies above. Claude Code and VS Code Copilot scan a root's direct children
+        only (`claude plugin validate` 2.1.332 reports nothing on such a file; VS Code 1.139
+        promptFileLocations.ts); Codex scans `.agents/skills` six levels deep (openai/codex
+        codex-rs/core/src/skills/loader.rs, MAX_SCAN_DEPTH), see docs/runtimes.md for what that means here."""
+        cuts = self.workspace.cut_skill_paths(skill_paths)
+        skill_dirs = {split_text(text)[0] for text, _, _ in cuts}
+        roots = {str(path) for path in self.model.roots}
+        found: set[str] = set()
+        for (_, folder), (text, root_text, _) in zip(skill_paths, cuts, strict=True):
+            if root_text in roots or _conventional_root_text(root_text):
+                continue
+            top = str(folder)
+            ancestor = root_text
+            while within(ancestor, top):
+                if ancestor in skill_dirs:
+                    found.add(text)
+                    break
+                parent = split_text(ancestor)[0]
+                if parent == ancestor:
+                    break
+                ancestor = parent
+        return found
+
     def make_jobs(self, skill_paths: list[tuple[Path, Path]], outside: list[tuple[Path, Path]]) -> list[SkillJob]:
         """Each SKILL.md placed: the root that owns it decides its profile."""
         model = self.model
@@ -1107,7 +1149,7 @@ class _Builder:
             root_text, _, _, name = split_skill_text(text)
             placed.append(((path, folder), (text, root_text, name)))
         for (path, folder), (text, root_text, name) in placed:
-            if text in jobs:
+            if text in jobs or text in self.documents:
                 continue
             if name != "SKILL.md":
                 if known_paths is None:

@@ -87,13 +87,29 @@ def test_sk302_nested_one_level_too_deep_says_where_it_belongs(check_project):
     assert ".agentdeck/skills/parse-request/SKILL.md" in finding["message"]
 
 
-def test_sk302_nested_beside_a_discovered_skill(check_project):
+def test_sk302_not_on_a_skills_own_documents(check_project):
+    # SPEC 2.6: a SKILL.md inside another skill's directory is a document of that skill (linked from it as
+    # reading material), which no runtime discovers as a skill: no rule applies, and no advice to move it
     findings = check_project({
         ".claude/skills/refund-policy/SKILL.md": skill_md("refund-policy"),
         ".claude/skills/refund-policy/examples/legacy/SKILL.md": skill_md("legacy"),
+        ".claude/skills/refund-policy/topics/SKILL.md": "# Topics\n\nNo frontmatter: reading material.\n",
+        ".agents/skills/pdf/forms/SKILL.md": "# Forms\n",
+        ".agents/skills/pdf/SKILL.md": skill_md("pdf"),
+        "skills/xlsx/SKILL.md": skill_md("xlsx"),
+        "skills/xlsx/charts/SKILL.md": "---\nname: Charts\n---\nbody\n",
+    })
+    assert findings == []
+
+
+def test_sk302_below_a_root_in_a_directory_that_is_no_skill(check_project):
+    # a group directory without a SKILL.md of its own: the runtime scans direct children only
+    findings = check_project({
+        ".claude/skills/refund-policy/SKILL.md": skill_md("refund-policy"),
+        ".claude/skills/group/legacy/SKILL.md": skill_md("legacy"),
     })
     finding = one(findings, "SK302")
-    assert finding["path"] == ".claude/skills/refund-policy/examples/legacy/SKILL.md"
+    assert finding["path"] == ".claude/skills/group/legacy/SKILL.md"
     assert ".claude/skills/legacy/SKILL.md" in finding["message"]
 
 

@@ -607,6 +607,8 @@ class Session:
         skill = model.skills.get(path)
         if skill is not None and not skill.external:
             return self._reanalyse_skill(model, path)
+        if path in model.documents:  # a skill's document: its text is no skill's, its place unchanged
+            return set()
         code = is_code_path(path) or self.workspace.is_user_agent(path)
         if code and path.name != "__init__.py":
             return self._reanalyse_python(model, path)
