@@ -163,7 +163,7 @@ def options_skills(options: OptionsEntry) -> tuple[list[SkillEntry], list[str]]:
         return discovered, []
     if value.kind != "list":
         return [], []
-    return listed_skills(value.items, registry.lookup)
+    return listed_skills(value.items, registry.session_lookup)
 
 
 def listed_skills(items: list[PyValue], lookup: Callable[[str], SkillEntry | None]) -> tuple[list[SkillEntry], list[str]]:

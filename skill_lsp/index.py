@@ -223,12 +223,24 @@ class SkillTable(dict[str, list[SkillEntry]]):
     """A registry's skills by key (registries over the same roots share one), with an index of its
     keys for "did you mean", built on first use and kept up to date as keys come and go."""
 
-    __slots__ = ("_index", "_sorted")
+    __slots__ = ("_index", "_sorted", "_suffixes")
 
     def __init__(self) -> None:
         super().__init__()
         self._index: NameIndex | None = None
         self._sorted: list[str] | None = None
+        self._suffixes: dict[str, str] | None = None
+
+    def by_suffix(self, name: str) -> str | None:
+        """The first key (in order) whose part after its last ':' is name (`docs:pdf` for `pdf`), or None;
+        the suffixes are gathered once until a key comes or goes."""
+        if self._suffixes is None:
+            suffixes: dict[str, str] = {}
+            for key in self.sorted_keys():
+                if ":" in key:
+                    suffixes.setdefault(key.rpartition(":")[2], key)
+            self._suffixes = suffixes
+        return self._suffixes.get(name)
 
     def sorted_keys(self) -> list[str]:
         """The keys in order (kept until a key comes or goes: do not modify)."""
@@ -246,14 +258,14 @@ class SkillTable(dict[str, list[SkillEntry]]):
         found = self.get(key)
         if found is None:
             found = self[key] = []
-            self._sorted = None
+            self._sorted = self._suffixes = None
             if self._index is not None:
                 self._index.add(key)
         return found
 
     def drop(self, key: str) -> None:
         del self[key]
-        self._sorted = None
+        self._sorted = self._suffixes = None
         if self._index is not None:
             self._index.discard(key)
 
@@ -284,6 +296,17 @@ class Registry:
     def lookup(self, name: str) -> SkillEntry | None:
         found = self.skills.get(name)
         return found[0] if found else None
+
+    def session_lookup(self, name: str) -> SkillEntry | None:
+        """The skill a session's filter (`skills=[...]` of the options) loads for name: the one whose
+        canonical name it is, or whose canonical name ends in ':' + name (TypeScript SDK 0.3.335, sdk.d.ts
+        on Options.skills: "matching the exact canonical name (e.g. "my-plugin:my-skill") or a ":name"
+        suffix of it. Display names and aliases do not match")."""
+        found = self.lookup(name)
+        if found is not None or ":" in name:
+            return found
+        key = self.skills.by_suffix(name)
+        return self.lookup(key) if key is not None else None
 
     def names(self) -> list[str]:
         return list(self.skills.sorted_keys())
@@ -558,11 +581,13 @@ class Model:
                 registries = [owner.registry]
             if any(skill in registry.skills.get(skill.key, []) for registry in registries):
                 result.append((path, span, owner))
-        # subagents also name a skill by its display name or a plugin skill by its bare name
+        # subagents also name a skill by its display name or a plugin skill by its bare name; a session's
+        # filter a plugin skill by its bare name (Registry.session_lookup)
         aliases = {name for name in (skill.facts.name, skill.key.rpartition(":")[2]) if name and name != skill.key}
         for alias in aliases:
             for path, span, owner in self.listings.get(alias, []):
-                if isinstance(owner, DefinitionEntry) and owner.lookup(alias) is skill:
+                if (isinstance(owner, DefinitionEntry) and owner.lookup(alias) is skill) or (
+                        isinstance(owner, OptionsEntry) and owner.registry.session_lookup(alias) is skill):
                     result.append((path, span, owner))
         if aliases:
             result.sort(key=_listing_order)

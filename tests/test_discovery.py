@@ -164,11 +164,21 @@ PLUGIN = {
 
 
 def test_local_plugin_skills_carry_the_plugin_name(check_project):
-    source = desk('["shop:refund", "refund"]', ', plugins=[{"type": "local", "path": "./plugins/shop-plugin"}]')
+    # the session filter matches a canonical name or a ':name' suffix of it (TypeScript SDK 0.3.335, sdk.d.ts):
+    # "refund" loads shop:refund, "shop:refnd" nothing
+    source = desk('["shop:refund", "refund", "shop:refnd"]', ', plugins=[{"type": "local", "path": "./plugins/shop-plugin"}]')
     findings = check_project({**PLUGIN, "desk.py": source})
     finding = one(findings, "CL103")
-    assert where(finding) == span_of(source, '"refund"')
+    assert where(finding) == span_of(source, '"shop:refnd"')
     assert "did you mean 'shop:refund'" in finding["message"]
+
+
+def test_a_plugin_skill_listed_by_its_bare_name_is_found_by_the_editor_too(project):
+    source = desk('["refund"]', ', plugins=[{"type": "local", "path": "./plugins/shop-plugin"}]')
+    project.write({**PLUGIN, "desk.py": source})
+    assert project.check() == []
+    shown = project.run("disclosure", "desk.py")
+    assert "refund" in shown.out
 
 
 def test_local_plugin_without_manifest_uses_the_directory_name(check_project):

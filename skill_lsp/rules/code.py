@@ -366,7 +366,7 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             reporter.report(code, path, item.span, message, fixes=fixes)
             continue
         name = item.text
-        if name is None or registry.lookup(name) is not None or not registry.complete:
+        if name is None or registry.session_lookup(name) is not None or not registry.complete:
             continue
         facts = _facts(model, registry, options.folder, cache)
         labelled = _by_display_name(registry, name)

@@ -100,6 +100,8 @@ def resolve_listing(owner: Owner | None, name: str) -> SkillEntry | None:
         return None
     if isinstance(owner, DefinitionEntry):
         return owner.lookup(name)
+    if isinstance(owner, OptionsEntry):
+        return owner.registry.session_lookup(name)
     for registry in registries_of(owner):
         skill = registry.lookup(name)
         if skill is not None:
