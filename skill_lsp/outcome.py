@@ -14,6 +14,7 @@ within the same timestamp tick would go unseen).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import sys
@@ -41,9 +42,29 @@ def cache_dir() -> Path | None:
     return Path(platformdirs.user_cache_dir("skill-lsp", appauthor=False))
 
 
+_CODE: str | None = None
+
+
+def code_identity() -> str:
+    """The installed code's identity: each module's name, size and mtime. The version alone does not change
+    when the code does (an editable install, a clone between releases), and an analysis the rules of
+    another code made must not be read back as this code's."""
+    global _CODE
+    if _CODE is None:
+        package = os.path.dirname(os.path.abspath(__file__))
+        digest = hashlib.blake2b(digest_size=12)
+        for directory, _, files in sorted(os.walk(package)):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    stat = os.stat(os.path.join(directory, name))
+                    digest.update(f"{directory[len(package):]}/{name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+        _CODE = digest.hexdigest()
+    return _CODE
+
+
 def header() -> tuple[object, ...]:
-    # pickles of our classes are only read back by the same version on the same Python
-    return ("skill-lsp-cache", FORMAT, __version__, sys.version_info[:2])
+    # pickles of our classes are only read back by the same code on the same Python
+    return ("skill-lsp-cache", FORMAT, __version__, code_identity(), sys.version_info[:2])
 
 
 class SafeUnpickler(pickle.Unpickler):

@@ -16,11 +16,6 @@ README = REPO / "README.md"
 LETTER = {"error": "E", "warning": "W", "information": "I", "hint": "H"}
 # Rules of the tool itself, not of skills: not in SPEC's catalogue of skill diagnostics.
 TOOL_RULES = {"CF001"}
-# Claude Code subagent files' own rules: SPEC §2.5 describes the files but names no codes for them (yet)
-SUBAGENT_RULES = {"CA101", "CA102", "CA103", "CA104"}
-# Rules the issues asked for after SPEC §3 was written (issue 13: Claude Code argument placeholders and
-# near-miss tool names; issue 14: files the runtimes cannot decode): the README lists them
-LATER_RULES = {"SK116", "SK205", "SK206"}
 
 
 @dataclass(frozen=True)
@@ -114,7 +109,7 @@ def test_cli_catalogue_is_complete_and_documented(project):
 def test_cli_agrees_with_spec(project):
     cli = cli_catalogue(project)
     spec = spec_catalogue()
-    assert set(cli) - set(spec) == TOOL_RULES | SUBAGENT_RULES | LATER_RULES
+    assert set(cli) - set(spec) == TOOL_RULES
     assert set(spec) - set(cli) == set()
     for code, expected in spec.items():
         actual = cli[code]

@@ -108,11 +108,13 @@ def test_sk104_frontmatter_that_is_not_a_mapping(check_skill, frontmatter):
 # -- SK105 missing-name / SK106 missing-description, by profile ---------------------------
 
 
-@pytest.mark.parametrize("profile", ["agentdeck", "spec"])
-def test_sk105_missing_name_is_an_error(check_skill, profile):
+@pytest.mark.parametrize(("profile", "severity"), [("agentdeck", "error"), ("collection", "error"), ("spec", "warning")])
+def test_sk105_missing_name_is_an_error(check_skill, profile, severity):
+    # Codex (.agents/skills): its loader at f793618 skips the skill, recent releases name it after its
+    # directory (RUNTIMES.md): the evidence disagrees, so the lower severity
     finding = one(check_skill(skill_md(name=None), profile=profile), "SK105")
     assert where(finding) == (1, 1, 1, 4)
-    assert finding["severity"] == "error"
+    assert finding["severity"] == severity
     assert "name: demo" in finding["message"]
 
 
@@ -144,10 +146,8 @@ def test_empty_frontmatter_misses_both_fields(check_skill):
         ("agentdeck", 'name: ""\ndescription: Do it.', 2, 7, "non-empty string"),
         ("spec", "name: demo\ndescription:", 3, 1, "non-empty string"),
         ("spec", "name: demo\ndescription: [a, b]", 3, 14, "non-empty string"),
-        ("collection", "name: demo\ndescription: Do it.\nlicense: 2", 4, 10, "must be a string"),
         ("agentdeck", "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.0", 5, 3, "quote it"),
-        ("collection", "name: demo\ndescription: Do it.\nmetadata: v1", 4, 11, "mapping"),
-        ("collection", "name: demo\ndescription: Do it.\nallowed-tools: [Read, Grep]", 4, 16, "must be a string"),
+        ("spec", "name: demo\ndescription: Do it.\nmetadata: v1", 4, 11, "mapping"),
         ("claude", 'description: Do it.\nuser-invocable: "perhaps"', 3, 17, "true or false"),
         ("claude", "description: Do it.\ndisable-model-invocation: sometimes", 3, 27, "true or false"),
         ("claude", "description: Do it.\neffort: extreme", 3, 9, "one of low, medium, high, xhigh, max"),
@@ -167,24 +167,32 @@ def test_sk107_wrong_type(check_skill, profile, frontmatter, line, column, words
 
 
 @pytest.mark.parametrize(
-    ("frontmatter", "words"),
+    "frontmatter",
     [
-        ("name: demo\ndescription: Do it.\nlicense: 2", "Codex may ignore the value"),
-        ("name: demo\ndescription: Do it.\nmetadata: v1", "Codex may ignore the value"),
+        # Codex deserialises name, description and metadata only; VS Code's validator flags a license
+        # that is no string, but what VS Code then loads is not documented (a note)
+        "name: demo\ndescription: Do it.\nlicense: 2",
+        "name: demo\ndescription: Do it.\nallowed-tools: [Read, Grep]",
     ],
 )
-def test_sk107_codex_is_lenient_about_optional_fields(check_skill, frontmatter, words):
-    finding = one(check_skill(f"---\n{frontmatter}\n---\n\nBody.\n", profile="spec"), "SK107")
-    assert finding["severity"] == "warning"
-    assert words in finding["message"]
+def test_sk107_codex_is_lenient_about_optional_fields(check_skill, frontmatter):
+    findings = check_skill(f"---\n{frontmatter}\n---\n\nBody.\n", profile="spec")
+    assert [f["severity"] for f in findings if f["code"] == "SK107"] in ([], ["information"])
 
 
-def test_sk107_skills_ref_reads_metadata_values_as_text(check_skill):
-    # skills-ref coerces metadata values with str(): the skill loads, the number is not what was written
-    text = "---\nname: demo\ndescription: Do it.\nmetadata:\n  version: 1.10\n---\n\nBody.\n"
-    finding = one(check_skill(text, profile="collection"), "SK107")
-    assert finding["severity"] == "warning"
-    assert "reads it as the text '1.1'" in finding["message"]
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        # skills-ref 0.1.1 reads every scalar as text (strictyaml) and does not check these fields' types
+        "name: demo\ndescription: Do it.\nlicense: 2",
+        "name: demo\ndescription: Do it.\nmetadata: v1",
+        "name: demo\ndescription: Do it.\nmetadata:\n  version: 1.10",
+    ],
+)
+def test_sk107_skills_ref_reads_metadata_values_as_text(check_skill, frontmatter):
+    finding = one(check_skill(f"---\n{frontmatter}\n---\n\nBody.\n", profile="collection"), "SK107")
+    assert finding["severity"] == "information"
+    assert "skills-ref does not check it" in finding["message"] or "as the number '1.1'" in finding["message"]
 
 
 # -- profile differences: Claude Code fields --------------------------------------------------
@@ -226,9 +234,11 @@ def test_claude_code_fields_are_unknown_elsewhere(check_skill, profile):
 
 
 def test_allowed_tools_list_is_claude_only(check_skill):
+    # skills-ref 0.1.1 accepts a block list (it does not check the field's type), Claude Code reads it
+    # (2.1.0), Codex does not read the field: no runtime refuses it
     extra = "allowed-tools:\n  - Read\n  - Grep"
-    assert check_skill(skill_md(extra=extra), profile="claude") == []
-    assert codes(check_skill(skill_md(extra=extra), profile="spec")) == ["SK107"]
+    for profile in ("claude", "spec", "collection", "agentdeck"):
+        assert check_skill(skill_md(extra=extra), profile=profile) == [], profile
 
 
 # -- SK108 name-directory-mismatch -----------------------------------------------------------------
@@ -254,11 +264,12 @@ def test_sk108_display_label_in_claude_is_a_warning_and_no_error(check_skill):
     assert [f for f in findings if f["severity"] == "error"] == []
 
 
-def test_sk108_codex_warns_and_loads(check_skill):
-    # the client guide: a name that differs from its directory -> warn, load anyway
-    finding = one(check_skill(skill_md(name="parse-reqest"), profile="spec", directory="parse-request"), "SK108")
-    assert finding["severity"] == "warning"
-    assert "Codex warns and loads it" in finding["message"]
+def test_sk108_codex_keeps_the_name_as_written(check_skill):
+    # Codex's loader (loader.rs) keeps the name as written, whatever the directory: VS Code's note alone is
+    # not reported where another runtime of the root reads the name as written
+    assert check_skill(skill_md(name="parse-reqest"), profile="spec", directory="parse-request") == []
+    finding = one(check_skill(skill_md(name="parse-reqest"), profile="collection", directory="parse-request"), "SK108")
+    assert finding["severity"] == "error"  # skills-ref: "Directory name ... must match skill name"
 
 
 @pytest.mark.parametrize("profile", PROFILES)

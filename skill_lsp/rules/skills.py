@@ -93,8 +93,8 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         template = f"---\nname: {name}\ndescription: \n---\n\n"
         judged.report(
             "SK101", file.line_span(0),
-            "SKILL.md does not start with a '---' frontmatter line, so the skill has no name and no description",
-            lambda runtime: runtime.not_a_mapping,
+            "SKILL.md does not start with a '---' frontmatter line",
+            lambda runtime: runtime.no_frontmatter or runtime.not_a_mapping,
             fixes=[Fix("Add frontmatter", edits=(TextEdit(path, Span.of(0, 0, 0, 0), template),), preferred=True)],
             data={"expected_name": name},
         )
@@ -450,12 +450,14 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
                                     "second line reads as something else") if runtime.key == "agentdeck" else None,
             advice="use a folded scalar ('>') or a single line",
         )
-    if "<" in value or ">" in value:
-        # only an upload checks it: quick_validate.py (anthropics/skills), run by claude.ai and the API
-        judged.report(
-            "SK114", entry.value_span, "the description contains '<' or '>'",
-            lambda runtime: Outcome(Consequence.PORTABILITY, "rejects it on claude.ai or API upload (Anthropic's "
-                                    "quick_validate.py)") if runtime.key == "spec" else None,
+    if ("<" in value or ">" in value) and any(each.key == "spec" for each in judged.runtimes):
+        # only an upload checks it: quick_validate.py (anthropics/skills, skill-creator/scripts), which claude.ai
+        # and the API apply; skills-ref 0.1.1 and every runtime that loads skills from disk accept it
+        judged.reporter.report(
+            "SK114", skill.path, entry.value_span,
+            "the description contains '<' or '>': Anthropic's upload check (quick_validate.py) rejects it when the "
+            "skill is uploaded to claude.ai or the API; skills-ref and the runtimes that load skills from disk accept it",
+            profile=skill.profile, severity=Severity.INFORMATION,
         )
 
 

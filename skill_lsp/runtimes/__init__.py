@@ -79,6 +79,8 @@ class Runtime:
     missing_name: Outcome | None = None
     missing_description: Outcome | None = None
     not_a_mapping: Outcome = _DROPS
+    # the file has no frontmatter at all (None: as not_a_mapping)
+    no_frontmatter: Outcome | None = None
     # name or description not a non-empty string
     bad_text: Outcome = _REJECTS
     name_mismatch: Outcome | None = None
@@ -89,8 +91,8 @@ class Runtime:
     long_description: Outcome | None = None
     compatibility_limit: int | None = None
     long_compatibility: Outcome | None = None
-    # a field whose value has the wrong type
-    wrong_type: Outcome = _REJECTS
+    # a field whose value has the wrong type (None: it does not read the field, or takes any value)
+    wrong_type: Outcome | None = _REJECTS
     # a metadata mapping with values that are not strings (None: as wrong_type)
     metadata_values: Outcome | None = None
     # booleans read from yes/no/on/off/1/0 and quoted forms, case-insensitive

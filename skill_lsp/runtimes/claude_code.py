@@ -185,8 +185,13 @@ RUNTIME = Runtime(
     yaml_error=altered("loads the body with empty metadata (no description, no settings)"),
     recovers_yaml=True,
     missing_name=None,  # the directory name is the skill's name
-    missing_description=altered("lists it with nothing for the model to choose it by"),
+    # the description defaults to the body's first paragraph, the name to the directory (2.1.332's loader;
+    # `claude plugin validate` warns "No description in frontmatter" / "No frontmatter block found")
+    missing_description=altered("lists it with the body's first paragraph as its description (its validator "
+                                "warns: no description in frontmatter)"),
     not_a_mapping=altered("loads the body with empty metadata"),
+    no_frontmatter=altered("names it after its directory and lists it with the body's first paragraph as its "
+                           "description (its validator warns: no frontmatter block)"),
     bad_text=altered("ignores the value"),
     # {key}: the name it is invoked by (the directory's, with a plugin's prefix)
     name_mismatch=altered("invokes it as '{key}' (the directory name) and shows the frontmatter name as a display label"),

@@ -5,8 +5,13 @@ wording only) and skills-ref 0.1.x (`validator.py`: NFKC names, `str.isalnum()` 
 Anthropic's `quick_validate.py` in anthropics/skills (`skill-creator/scripts`), the check claude.ai and the API
 apply to an uploaded skill: it rejects `<` and `>` in a description and a description over 1,024 characters.
 No runtime scans a generic `skills/` collection in place: it is validated, uploaded or copied into a runtime's
-root, so there the specification is the contract and every breach is an error — but for metadata values that
-are not strings, which skills-ref coerces with `str()` (a warning: `1.10` is loaded as '1.1').
+root, so there the reference validator is the judge: an error only where skills-ref 0.1.1 reports one. Its
+parser (strictyaml) reads every scalar as text, so a number where text is meant, a `license: 2` or metadata
+values that are not strings pass; its validator does not check the type of `license`, `allowed-tools` or
+`metadata`. Those are notes (information) where the specification's document defines another type.
+Documented differences (docs/oracles.md): skills-ref rejects keys the specification does not define and JSON-
+style flow collections (`[a, b]`, strictyaml); no runtime does either, so skill-lsp reports the first as
+information (SK111) and not the second.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from . import FieldSpec, Runtime, altered, dropped
+from . import Consequence, FieldSpec, Outcome, Runtime, dropped
 
 NAME_LIMIT = 64
 DESCRIPTION_LIMIT = 1024
@@ -29,7 +34,9 @@ FIELDS: dict[str, FieldSpec] = {spec.key: spec for spec in (
     FieldSpec("compatibility", "str", "Environment requirements (intended product, system packages, network access); "
               "at most 500 characters."),
     FieldSpec("metadata", "str-map", "A mapping of string keys to string values for properties the specification does not define."),
-    FieldSpec("allowed-tools", "str", "Space-separated tools the skill may use without asking (experimental)."),
+    # a space-separated string in the specification; skills-ref 0.1.1 (validator.py) and quick_validate.py
+    # do not check its type, and Claude Code also reads a YAML list (2.1.0): a list is not refused
+    FieldSpec("allowed-tools", "str|list", "Space-separated tools the skill may use without asking (experimental)."),
 )}
 
 # Names that break no rule and need no normalising: most names, checked in one match.
@@ -84,10 +91,11 @@ RUNTIME = Runtime(
     long_description=dropped(f"allows at most {DESCRIPTION_LIMIT} characters"),
     compatibility_limit=COMPATIBILITY_LIMIT,
     long_compatibility=dropped(f"allows at most {COMPATIBILITY_LIMIT} characters"),
-    wrong_type=dropped("rejects the skill"),
-    # skills-ref coerces metadata values with str(): loaded, but as Python writes them (1.10 -> '1.1');
-    # {text}: what the first such value becomes
-    metadata_values=altered("reads it as the text {text}"),
+    # not checked by skills-ref 0.1.1 (validator.py checks name, description and compatibility only)
+    wrong_type=Outcome(Consequence.PORTABILITY, "defines another type (skills-ref does not check it)"),
+    # strictyaml reads every scalar as text: 1.10 stays '1.10' there; a runtime's YAML parser reads 1.1
+    metadata_values=Outcome(Consequence.PORTABILITY, "wants string values (YAML parsers other than skills-ref's read this one as the number {text})"),
+    numbers_as_text=True,
     duplicate_key=dropped("rejects the file"),
     source="agentskills/agentskills docs/specification.mdx; skills-ref 0.1.x; anthropics/skills quick_validate.py",
 )
