@@ -103,6 +103,8 @@ _MACHINE_PATH = re.compile(
 )
 # Home directories that are not a person's: the users of development containers, CI runners and
 # notebook images, and the placeholders documentation writes for "your name".
+# A user name that stands for anyone's: a placeholder's brackets or sigils, or one in capitals (USER, USERNAME).
+_PLACEHOLDER_USER = re.compile(r"[<>{}$%*]|^[A-Z_]+$")
 _NOT_A_PERSON = frozenset({
     "vscode", "node", "runner", "codespace", "jovyan", "circleci", "gitpod", "devcontainer",
     "name", "username", "user", "you", "yourname", "your-name", "your_name", "yourusername", "me", "example",
@@ -120,7 +122,7 @@ _SKILL_DIR_PATH = re.compile(r"(?:\$\{CLAUDE_SKILL_DIR\}|\{baseDir\})/([\w.@+-]+
 # Words that make a path on the same line an example of what a skill could hold, not a file of this
 # one: "**Example**: `scripts/rotate_pdf.py`", "e.g. `references/finance.md`", and, after the path,
 # "A `scripts/x.py` script would be helpful".
-_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?|e\.g\.|for instance|such as)\b")
+_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?\b|e\.g\.|for instance\b|such as\b)")
 _EXAMPLE_AFTER = re.compile(r"(?i)\bwould (?:be (?:helpful|useful)|help)\b|\bcould (?:be|hold|contain)\b")
 # A list whose lead-in says its items are files to make or examples: "Move detailed content to
 # references/:", "Create a `references/` directory and move supporting material there:".
@@ -753,6 +755,11 @@ def _scan_skill_dir_paths(skill: SkillFile, number: int, line: str) -> list[tupl
     return taken
 
 
+def is_home_path(target: str) -> bool:
+    """Whether a machine path found in a body is in a person's home directory (SK204's warning)."""
+    return _MACHINE_PATH.match(target) is not None
+
+
 def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callable[[int], bool]) -> None:
     if _COUNTER_EXAMPLE.search(line):
         return  # shown as what not to do
@@ -762,8 +769,10 @@ def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callab
         if inside(match.start()):
             continue
         user = match.group(1) or match.group(2)
-        if user is not None and user.lower() in _NOT_A_PERSON:
-            continue
+        if user is not None and (user.lower() in _NOT_A_PERSON or _PLACEHOLDER_USER.search(user)):
+            continue  # a container's user, or "your name" written as <user>, {user}, $USER, %USERNAME%, USER
+        if _EXAMPLE_BEFORE.search(line, 0, match.start()):
+            continue  # "e.g. C:\Users\alice\..." shows where something goes, on whatever machine
         path = match.group(0).rstrip(".,;:")
         skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
 
@@ -944,6 +953,8 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
         if inside(match.start()):
             continue
         target = match.group(1).rstrip(".")
+        if line[match.end(1) : match.end(1) + 1] in _PATTERN_NEXT:
+            continue  # cut at a pattern's or a template's character (`references/api_{version}.md`, `scripts/*.py`)
         span = Span.of(number, match.start(1), number, match.start(1) + len(target))
         kind = _bare_kind(line, match.start(1), match.start(1) + len(target), code, example_list)
         skill.references.append(Reference(target, span, False, kind))
@@ -951,6 +962,8 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
         _scan_machine_paths(skill, number, line, inside)
 
 
+# characters after a path that make it part of a pattern or a template, not a file's name
+_PATTERN_NEXT = frozenset("{}*[<$%?")
 # a file name that stands for any file ("python scripts/script_name.py --help", "references/your_file.md")
 _PLACEHOLDER_FILE = re.compile(r"/(?:your[_-]\w*|\w*[_-]name|name|filename|foo|bar|xxx+)\.\w+$")
 
@@ -961,6 +974,8 @@ def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], exa
     link when it exists, never reported missing."""
     if example_list or _PLACEHOLDER_FILE.search(line, start, end):
         return "loose"
+    if line.lstrip().startswith("|") and "." not in line[start:end].rsplit("/", 1)[-1]:
+        return "loose"  # a table's cell of folders or name prefixes (`scripts/gen_`), not one file
     span = _code_span_holding(code, start, end)
     if span is None:
         if "." not in line[start:end].rsplit("/", 1)[-1]:
@@ -995,7 +1010,9 @@ def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_li
         if _MACHINE_PATH.match(target) and len(skill.machine_paths) < MAX_BODY_ITEMS:
             skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
         return  # a file:// URI into a home directory is the author's machine; others (/etc, /tmp) are not
-    if target.startswith(("/", "~")) or _DRIVE.match(target):
+    if target.startswith("~"):
+        return  # the home directory of whoever runs the agent: the same path on every machine
+    if target.startswith("/") or _DRIVE.match(target):
         if len(skill.machine_paths) < MAX_BODY_ITEMS:
             skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))
         return

@@ -135,8 +135,50 @@ def test_sk203_body_of_500_lines(check_skill):
 def test_sk204_machine_specific_path(check_skill, body, path, column):
     finding = one(check_skill(skill_md(body=body + "\n")), "SK204")
     assert where(finding) == (BODY_LINE, column, BODY_LINE, column + len(path))
-    assert finding["severity"] == "warning"
+    # a person's home directory is the author's machine; /opt/... may be the one the agent runs on
+    assert finding["severity"] == ("information" if path.startswith("/opt") else "warning")
     assert f"'{path}'" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Logs are in C:\\Users\\<user>\\AppData\\Local\\tool on Windows.",
+        "Logs are in C:\\Users\\%USERNAME%\\AppData on Windows.",
+        "Copy it to /home/$USER/.config/tool/ once.",
+        "Copy it to /Users/{name}/Library/tool/ once.",
+        "Copy it to /home/USERNAME/.config/tool/ once.",
+        "Install it where you like, e.g. /Users/alice/tools/bin.",
+        "The script writes [the report](~/.cache/report/summary.md).",
+    ],
+)
+def test_sk204_not_on_example_paths(check_skill, body):
+    # placeholders for anyone's user name, a path shown after 'e.g.', and the runner's own home (~) are
+    # the same on every machine
+    assert codes(check_skill(skill_md(body=body + "\n"))) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Read `references/api_{version}.md` for the version you target.",
+        "Run every `scripts/*.py` check first.",
+        "| Prefix | Meaning |\n|---|---|\n| `scripts/gen_` | generators |\n",
+    ],
+)
+def test_sk202_not_on_patterns_templates_or_table_prefixes(check_skill, body):
+    assert codes(check_skill(skill_md(body=body + "\n"), files={"references/api_v2.md": "x\n", "scripts/a.py": "x\n"})) == []
+
+
+def test_sk202_a_path_in_prose_outside_the_skills_folders_is_information(check_skill):
+    # the skill has no scripts/ folder: `scripts/deploy.py` is as likely the project's as the skill's
+    body = "Run `python scripts/deploy.py --env prod` from the repository root.\n"
+    finding = one(check_skill(skill_md(body=body)), "SK202")
+    assert finding["severity"] == "information"
+    assert "project the agent works in" in finding["message"]
+    # where the skill has the folder, a missing file in it is a broken reference
+    finding = one(check_skill(skill_md(body=body), files={"scripts/build.py": "x\n"}), "SK202")
+    assert finding["severity"] == "warning"
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from ..runtimes import (
     value_problem,
 )
 from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
-from ..skillfile import Field, Placeholder, SkillFile, quote_yaml_value
+from ..skillfile import Field, Placeholder, SkillFile, is_home_path, quote_yaml_value
 from ..textutil import MAX_FILE_BYTES, FileTooLarge, encoding_problem, read_text
 from .encoding import check_encoding
 from .report import Reporter, close_matches, closest, did_you_mean
@@ -548,6 +548,13 @@ def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | No
     return _exists(joined(root, target), cache)
 
 
+def _own_folder(directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
+    """Whether the first folder of a relative path (`scripts` of `scripts/run.py`) is one the skill has."""
+    first = target[2:] if target.startswith("./") else target
+    folder = first.split("/", 1)[0]
+    return "/" in first and folder not in ("", ".", "..") and _list_dir(joined(directory, folder), cache) is not None
+
+
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
     found: list[str] = []
     for base, dirs, files in os.walk(directory):
@@ -616,16 +623,28 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             base = skill.directory.parent.parent
             shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
             message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
-        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near})
+        severity = None
+        if reference.kind == "bare" and not _own_folder(directory, target, dir_cache):
+            # a path in prose whose folder the skill does not have: as likely one of the project the agent
+            # works in (`python scripts/deploy.py`) or an example as a file of the skill
+            severity = Severity.INFORMATION
+            message += " (if it names a file of the project the agent works in, ignore this)"
+        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near},
+                        severity=severity)
     if file.placeholders and claude_code_loads(skill):
         for placeholder in file.placeholders:
             _report_placeholder(skill, placeholder, reporter)
     for reference in file.machine_paths:
+        # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
+        # be one the machine the agent runs on has: that cannot be told from the text
+        home = is_home_path(reference.target)
         reporter.report(
             "SK204", path, reference.span,
-            f"'{reference.target}' is an absolute or machine-specific path; other machines do not have it — "
-            "reference files relative to the skill directory",
-            profile=profile,
+            f"'{reference.target}' is " + ("a path in a person's home directory; other machines do not have it — "
+                                           "reference files relative to the skill directory" if home else
+                                           "an absolute path; only a machine that has it can follow the link — "
+                                           "reference the skill's own files relative to its directory"),
+            profile=profile, severity=None if home else Severity.INFORMATION,
         )
 
 
