@@ -601,17 +601,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--unsafe-fixes", action="store_true",
                        help="with --fix or --diff, also the fixes that create or rename files, put the closest name or "
                             "file in place of an unknown one, or are not the preferred fix")
-    check.set_defaults(handler=command_check, usage=check.format_usage)
+    check.set_defaults(handler=command_check, usage=check.format_usage, parser=check)
 
     disclosure = commands.add_parser("disclosure", help="print the text an agent sees")
     disclosure.add_argument("target", metavar="FILE[:AGENT]", help="agent file (and agent variable or name), or a SKILL.md")
     disclosure.add_argument("--user-skills-dir", metavar="DIR")
-    disclosure.set_defaults(handler=command_disclosure, usage=disclosure.format_usage)
+    disclosure.set_defaults(handler=command_disclosure, usage=disclosure.format_usage, parser=disclosure)
 
     rules = commands.add_parser("rules", help="the rule catalogue")
     rules.add_argument("code", nargs="?", metavar="CODE", help="a rule's code or name, or a prefix as --select takes it (SK1)")
     rules.add_argument("--format", choices=("text", "json"), default="text")
-    rules.set_defaults(handler=command_rules, usage=rules.format_usage)
+    rules.set_defaults(handler=command_rules, usage=rules.format_usage, parser=rules)
     _add_serve(commands)
     return parser
 
@@ -630,6 +630,7 @@ def _stdin_is_terminal() -> bool:
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = commands.add_parser("serve", help="run the language server (stdio by default)")
     add_serve_arguments(serve)
+    serve.set_defaults(parser=serve)
 
 
 # Set by run(): the process ends as soon as main() returns.
@@ -662,7 +663,11 @@ Press Ctrl-C to stop."""
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        # a subcommand's own options are the likely intent (`check --frmat json`): its usage and
+        # error, as argparse gives them for its invalid choices, not the top level's (exit 2)
+        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command is None:
         if _stdin_is_terminal():
             # no client is there to shut the server down: the first Ctrl-C ends it, quietly (pygls

@@ -223,6 +223,23 @@ def test_unknown_option_through_a_real_subprocess(project):
     assert "usage:" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "usage"),
+    [
+        (("check", "--frmat", "json", "."), "usage: skill-lsp check "),
+        (("rules", "--frmat", "json"), "usage: skill-lsp rules "),
+        (("disclosure", "--nope", "agent.py"), "usage: skill-lsp disclosure "),
+    ],
+)
+def test_an_unknown_option_of_a_command_gives_that_commands_usage(project, args, usage):
+    project.write(CLEAN)
+    result = run_cli(*args, cwd=project.root)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(usage), result.stderr
+    assert f"skill-lsp {args[0]}: error: unrecognized arguments: {args[1]}\n" in result.stderr
+
+
 def test_python_dash_m_and_version(project):
     project.write(CLEAN)
     result = run_cli("check", cwd=project.root)
