@@ -102,6 +102,22 @@ def clone_git_dir(cache: Path, repo: str, commit: str) -> Path:
     return git_dir
 
 
+def missing_blobs(git_dir: Path, commit: str) -> list[str]:
+    """Paths whose content the git directory lacks: the mirror's snapshots leave out files of 4 MiB and more."""
+    listing = git(f"--git-dir={git_dir}", "ls-tree", "-r", "-z", commit).stdout.decode(errors="surrogateescape")
+    blobs: dict[str, list[str]] = collections.defaultdict(list)
+    for entry in filter(None, listing.split("\0")):
+        meta, path = entry.split("\t", 1)
+        _mode, kind, sha = meta.split()
+        if kind == "blob":
+            blobs[sha].append(path)
+    asked = "".join(f"{sha}\n" for sha in blobs).encode()
+    done = subprocess.run(["git", f"--git-dir={git_dir}", "cat-file", "--batch-check"], input=asked,
+                          capture_output=True, check=False)
+    lines = done.stdout.decode().splitlines()
+    return sorted(path for line in lines if line.endswith(" missing") for path in blobs[line.split()[0]])
+
+
 def materialise(repo: str, commit: str, cache: Path, mirror: Path) -> Path:
     """The repository's tree at `commit` in the cache (symlinks kept as git archive keeps them)."""
     checkout = cache / f"{repo.replace('/', '+')}@{commit[:12]}"
@@ -114,7 +130,12 @@ def materialise(repo: str, commit: str, cache: Path, mirror: Path) -> Path:
         raise RuntimeError(f"{repo}: commit {commit} is neither in the mirror nor on GitHub")
     cache.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=checkout.name + ".", dir=cache))
-    archive = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", commit], stdout=subprocess.PIPE)
+    absent = [f":(exclude,literal){path}" for path in missing_blobs(git_dir, commit)]
+    if absent:
+        print(f"{repo}: {len(absent)} files absent from the git directory (a snapshot's large files) are left out",
+              file=sys.stderr)
+    archive = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", commit, "--", ".", *absent],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     untar = subprocess.run(["tar", "-x", "-C", str(partial)], stdin=archive.stdout, capture_output=True, check=False)
     if archive.stdout is not None:
         archive.stdout.close()
