@@ -176,7 +176,8 @@ def keyed(records: Iterable[Record]) -> dict[Key, Record]:
     result: dict[Key, Record] = {}
     for record in sorted(records, key=lambda r: (r["repo"], r["path"], r["line"], r["code"], r.get("column", 0))):
         four = (record["repo"], record["path"], int(record["line"]), record["code"])
-        result[(*four, seen[four])] = record
+        key: Key = (*four, seen[four])
+        result[key] = record
         seen[four] += 1
     return result
 
