@@ -1105,6 +1105,12 @@ class _Builder:
                 # own root (.claude/skills/group/<name>/) it stays undiscovered (SK302): the runtime
                 # scans direct children only
                 self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+        # a catalog's section of one skill (skills/(learning)/<name>/) beside sections of several
+        sections = {split_text(str(path))[0] for path, root in model.roots.items() if root.origin == "collection"}
+        for root_text, path in first_of_root.items():
+            root_dir = path.parent.parent
+            if root_dir not in model.roots and split_text(root_text)[0] in sections and not _below_conventional_root(root_dir):
+                self.add_root(Root(root_dir, Profile.SPEC, "collection"))
 
         self.alias_roots()
 
@@ -1135,13 +1141,18 @@ class _Builder:
         runtime discovers whatever lies above. Claude Code and VS Code Copilot scan a root's direct children
         only (`claude plugin validate` 2.1.332 reports nothing on such a file; VS Code 1.139
         promptFileLocations.ts); Codex scans `.agents/skills` six levels deep (openai/codex
-        codex-rs/core/src/skills/loader.rs, MAX_SCAN_DEPTH), see docs/runtimes.md for what that means here."""
+        codex-rs/core/src/skills/loader.rs, MAX_SCAN_DEPTH), see docs/runtimes.md for what that means here.
+        A lowercase `skill.md` counts as a skill file only in a root or a `skills/` directory: elsewhere it is
+        a page of documentation (`docs/cli/skill.md`)."""
         cuts = self.workspace.cut_skill_paths(skill_paths)
         skill_dirs = {split_text(text)[0] for text, _, _ in cuts}
         roots = {str(path) for path in self.model.roots}
         found: set[str] = set()
-        for (_, folder), (text, root_text, _) in zip(skill_paths, cuts, strict=True):
+        for (_, folder), (text, root_text, name) in zip(skill_paths, cuts, strict=True):
             if root_text in roots or _conventional_root_text(root_text):
+                continue
+            if name != "SKILL.md" and split_text(root_text)[1] != "skills":
+                found.add(text)  # a page named skill.md (docs/cli/skill.md) outside every root: no skill file
                 continue
             top = str(folder)
             ancestor = root_text

@@ -92,7 +92,7 @@ _LINK = re.compile(r"(?<!\\)!?\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^<>]*>|[^()\s]+)(?:\
 # a link reference definition; `[^1]: Mermaid. "..."` is a footnote (GFM), whose text is no destination
 _REF_DEF = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*(<[^>]*>|\S+)")
 # Bare relative references to the conventional skill subfolders.
-_SKILL_FOLDERS = frozenset({"scripts", "references", "reference", "assets", "templates", ".", ".."})
+SKILL_FOLDERS = frozenset({"scripts", "references", "reference", "assets", "templates", ".", ".."})
 _BARE = re.compile(r"(?<![\w./\\:-])((?:\./)?(?:scripts|references|reference|assets|templates)/[\w./-]*[\w-])")
 # Paths that only exist on the author's machine: a user's home directory (also as a file:// URI). A
 # path ends at whitespace, a quote, a bracket, or the ',' and ';' that separate option values
@@ -1022,7 +1022,7 @@ def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_li
         return  # a template or a placeholder, not a file
     kind = "link" if is_link else "bare"
     last = target.rstrip("/").rsplit("/", 1)[-1]
-    if is_link and "." not in last and not target.endswith("/") and target.split("/", 1)[0] not in _SKILL_FOLDERS:
+    if is_link and "." not in last and not target.endswith("/") and target.split("/", 1)[0] not in SKILL_FOLDERS:
         kind = "loose"  # [Runbook](internal-wiki/deployment-runbook): a page of a wiki or a site, not a file
     if len(skill.references) < MAX_BODY_ITEMS:
         skill.references.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link, kind))

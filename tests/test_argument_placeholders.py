@@ -18,10 +18,17 @@ BODY_LINE = 6  # skill_md() puts the body on line 6
     ("Count fields with `awk '{print $1}' data.csv` first.", 32, "$1"),
 ])
 def test_sk205_money_and_shell_positionals_in_a_claude_code_skill(check_skill, body, column, text):
+    # Claude Code 2.1.332 replaces `$N` only when invoked with N+1 arguments or more: a warning for a skill
+    # that takes arguments, information for one that says nothing of them
     finding = one(check_skill(skill_md(body=body + "\n"), profile="claude"), "SK205")
     assert where(finding) == (BODY_LINE, column, BODY_LINE, column + len(text))
-    assert finding["severity"] == "warning"
+    assert finding["severity"] == "information"
+    assert "(this skill declares none)" in finding["message"]
     assert f"'{text}'" in finding["message"] and "Claude Code replaces it" in finding["message"]
+    taking = skill_md(body=body + "\n", extra="argument-hint: <ticker> <period>")
+    finding = one(check_skill(taking, profile="claude"), "SK205")
+    assert where(finding) == (BODY_LINE + 1, column, BODY_LINE + 1, column + len(text))
+    assert finding["severity"] == "warning"
 
 
 def test_sk205_in_shell_blocks(check_skill):

@@ -191,7 +191,7 @@ def test_plugin_skills_are_claude_skills(check_project):
         **PLUGIN,
         "plugins/shop-plugin/skills/refund/SKILL.md": skill_md("Refund desk", extra="effort: high"),
     })
-    assert [(f["code"], f["severity"]) for f in findings] == [("SK108", "warning")]
+    assert [(f["code"], f["severity"]) for f in findings] == [("SK108", "information")]
 
 
 def test_user_skills_dir_from_the_command_line(project, tmp_path):
@@ -240,7 +240,7 @@ def test_skills_collection(check_project, collection):
     assert [(f["path"], f["code"]) for f in findings] == [(f"{collection}/docx/SKILL.md", "SK111")]
 
 
-@pytest.mark.parametrize(("profile", "severity"), [("claude", "warning"), ("agentdeck", "error"), ("spec", "error")])
+@pytest.mark.parametrize(("profile", "severity"), [("claude", "information"), ("agentdeck", "error"), ("spec", "error")])
 def test_configured_root_with_a_profile(check_project, profile, severity):
     findings = check_project({
         "prompts/order-status/SKILL.md": skill_md("Order status"),

@@ -109,14 +109,17 @@ def test_sk302_below_a_root_in_a_directory_that_is_no_skill(check_project):
         ".claude/skills/group/legacy/SKILL.md": skill_md("legacy"),
     })
     finding = one(findings, "SK302")
+    assert finding["severity"] == "warning"
     assert finding["path"] == ".claude/skills/group/legacy/SKILL.md"
     assert ".claude/skills/legacy/SKILL.md" in finding["message"]
 
 
 def test_sk302_outside_every_root(check_project):
+    # outside every root: installed by copying or kept for reference, which the file cannot tell (information);
+    # below a root it was meant to load from (test_sk302_below_a_root_in_a_directory_that_is_no_skill): a warning
     findings = check_project({"docs/notes/SKILL.md": skill_md("notes")})
     finding = one(findings, "SK302")
-    assert finding["severity"] == "warning"
+    assert finding["severity"] == "information"
     assert "no skill root discovers" in finding["message"]
     assert ".agentdeck/skills/" in finding["message"]  # where roots are
 
@@ -183,3 +186,33 @@ def test_sk303_with_select(check_project):
 def test_sk303_enabled_in_pyproject(check_project):
     files = {**UNUSED, "pyproject.toml": '[tool.skill-lsp]\nextend-select = ["SK303"]\n'}
     assert codes(check_project(files)) == ["SK303"]
+
+
+def test_a_page_named_skill_md_outside_every_root_is_no_skill(check_project):
+    # docs/cli/skill.md documents a command: only in a root or a skills/ directory is a lowercase
+    # skill.md read as a skill file at all
+    assert check_project({"docs/cli/skill.md": "# skill\n\nThe `skill` command.\n"}) == []
+
+
+def test_sk115_names_the_runtimes_that_want_skill_md_exactly(check_project):
+    findings = check_project({
+        ".claude/skills/pdf/skill.md": skill_md("pdf"),
+        "skills/docx/skill.md": skill_md("docx"),
+        "skills/xlsx/SKILL.md": skill_md("xlsx"),
+        ".github/skills/pptx/skill.md": skill_md("pptx"),
+    })
+    by_path = {f["path"]: f for f in findings if f["code"] == "SK115"}
+    assert by_path[".claude/skills/pdf/skill.md"]["severity"] == "warning"
+    assert "Claude Code look for 'SKILL.md' exactly" in by_path[".claude/skills/pdf/skill.md"]["message"]
+    # skills-ref 0.1.1 accepts skill.md (parser.py find_skill_md); VS Code matches any case
+    assert by_path["skills/docx/skill.md"]["severity"] == "information"
+    assert ".github/skills/pptx/skill.md" not in by_path
+
+
+def test_a_catalogs_section_of_one_skill_beside_sections_of_several(check_project):
+    findings = check_project({
+        "catalog/skills/(cloud)/deploy/SKILL.md": skill_md("deploy"),
+        "catalog/skills/(cloud)/monitor/SKILL.md": skill_md("monitor"),
+        "catalog/skills/(learning)/tutor/SKILL.md": skill_md("tutor"),
+    })
+    assert findings == []

@@ -31,7 +31,7 @@ from ..runtimes import (
     value_problem,
 )
 from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
-from ..skillfile import Field, Placeholder, SkillFile, is_home_path, quote_yaml_value
+from ..skillfile import SKILL_FOLDERS, Field, Placeholder, SkillFile, is_home_path, quote_yaml_value
 from ..textutil import MAX_FILE_BYTES, FileTooLarge, encoding_problem, read_text
 from .encoding import check_encoding
 from .report import Reporter, close_matches, closest, did_you_mean
@@ -82,12 +82,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     judged = _Judged(skill, reporter, skill.runtimes)
     check_encoding(reporter, path, encoding_problem(file.text), python=False, profile=profile)
     if skill.misnamed:
-        reporter.report(
-            "SK115", path, file.line_span(0),
-            f"the skill file is named '{path.name}'; runtimes look for 'SKILL.md' exactly, so this skill is not found",
-            profile=profile,
-            fixes=[Fix(f"Rename {path.name} to SKILL.md", renames=(RenamePath(path, path.with_name("SKILL.md")),), preferred=True)],
-        )
+        _report_misnamed(skill, reporter)
     if not file.has_frontmatter:
         name = skill.dir_name if name_problem(skill.dir_name) is None else suggest_name(skill.dir_name) or "my-skill"
         template = f"---\nname: {name}\ndescription: \n---\n\n"
@@ -548,6 +543,22 @@ def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | No
     return _exists(joined(root, target), cache)
 
 
+def _uncertain(kind: str, directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
+    """Whether a missing path may well not be meant as a file of the skill: in prose, one without an extension
+    (a folder to make: `references/archive`) or one in a folder the skill does not have and a project has too
+    (`python scripts/deploy.py`); a link into a folder that is neither the skill's nor one of the folders
+    the specification names for a skill (`[template](.github/pull_request_template.md)`)."""
+    relative = target[2:] if target.startswith("./") else target
+    if kind not in ("bare", "link") or relative.startswith("..") or "/" not in relative.rstrip("/"):
+        return False
+    folder = relative.split("/", 1)[0]
+    if kind == "bare":
+        if "." not in relative.rstrip("/").rsplit("/", 1)[-1]:
+            return True
+        return folder in ("scripts", "templates", "assets") and not _own_folder(directory, target, cache)
+    return folder not in SKILL_FOLDERS and not _own_folder(directory, target, cache)
+
+
 def _own_folder(directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
     """Whether the first folder of a relative path (`scripts` of `scripts/run.py`) is one the skill has."""
     first = target[2:] if target.startswith("./") else target
@@ -624,9 +635,10 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
             message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
         severity = None
-        if reference.kind == "bare" and not _own_folder(directory, target, dir_cache):
-            # a path in prose whose folder the skill does not have: as likely one of the project the agent
-            # works in (`python scripts/deploy.py`) or an example as a file of the skill
+        if _uncertain(reference.kind, directory, target, dir_cache):
+            # a path whose folder the skill does not have (`python scripts/deploy.py`,
+            # `[template](.github/pull_request_template.md)`): as likely one of the project the agent works in,
+            # or a folder to make, as a file of the skill
             severity = Severity.INFORMATION
             message += " (if it names a file of the project the agent works in, ignore this)"
         reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near},
@@ -646,6 +658,32 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
                                            "reference the skill's own files relative to its directory"),
             profile=profile, severity=None if home else Severity.INFORMATION,
         )
+
+
+# the runtimes that look for `SKILL.md` exactly: Claude Code (2.1.332, `claude plugin validate` joins
+# "SKILL.md"), Codex (loader.rs: `file_name == "SKILL.md"`), AgentDeck (seed 001); VS Code matches the name in
+# any case (promptFileLocations.ts) and skills-ref 0.1.1 accepts `skill.md` (parser.py find_skill_md)
+_EXACT_NAME = ("claude-code", "codex", "agentdeck")
+
+
+def _report_misnamed(skill: SkillEntry, reporter: Reporter) -> None:
+    """SK115: a skill file named in another case, where a runtime that looks for `SKILL.md` exactly reads it."""
+    path = skill.path
+    exact = [each.label for each in skill.runtimes if each.key in _EXACT_NAME]
+    lenient = [each for each in skill.runtimes if each.key not in _EXACT_NAME]
+    if exact:
+        message = (f"the skill file is named '{path.name}'; {join_labels(exact)} look for 'SKILL.md' exactly, so on a "
+                   "case-sensitive file system the skill is not found")
+        severity = None
+    elif any(each.key == "spec" for each in lenient):
+        message = (f"the skill file is named '{path.name}'; skills-ref accepts it, but Claude Code and Codex look for "
+                   "'SKILL.md' exactly once the skill is installed")
+        severity = Severity.INFORMATION
+    else:
+        return  # VS Code alone: it matches the name in any case
+    reporter.report("SK115", path, skill.file.line_span(0), message, profile=skill.profile, severity=severity,
+                    fixes=[Fix(f"Rename {path.name} to SKILL.md", renames=(RenamePath(path, path.with_name("SKILL.md")),),
+                               preferred=True)])
 
 
 def claude_code_loads(skill: SkillEntry) -> bool:
@@ -671,12 +709,22 @@ def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: R
         advice = f"write '{replacement}', which Claude Code leaves alone"
         fixes.append(Fix(f"Change to '{replacement}'", edits=(TextEdit(skill.path, placeholder.span, replacement),),
                          preferred=True))
+    # Claude Code 2.1.332 replaces `$N` only when the invocation has that many arguments (unmatched ones stay
+    # as written): sure to matter for a skill that takes arguments, uncertain for one that does not say so
+    takes = takes_arguments(skill)
     reporter.report(
         "SK205", skill.path, placeholder.span,
         f"'{placeholder.text}' reads as {meant}, but Claude Code replaces it with the skill's {nth} argument when the "
-        f"skill is invoked with arguments; {advice}",
-        profile=skill.profile, fixes=fixes,
+        f"skill is invoked with {number + 1} or more arguments{'' if takes else ' (this skill declares none)'}; {advice}",
+        profile=skill.profile, fixes=fixes, severity=None if takes else Severity.INFORMATION,
     )
+
+
+def takes_arguments(skill: SkillEntry) -> bool:
+    """Whether a skill says it is invoked with arguments: an `argument-hint` or `arguments` field, or
+    `$ARGUMENTS` in its body."""
+    fields = skill.file.lenient_fields
+    return "argument-hint" in fields or "arguments" in fields or "$ARGUMENTS" in skill.file.text
 
 
 def check_oversized_skill(model: Model, path: Path, reporter: Reporter) -> None:
@@ -777,11 +825,15 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
         if ancestor == model.folder_of(skill.path):
             break
         ancestor = ancestor.parent
+    severity = None
     if not hint:
+        # outside every root: a skill installed by copying, or kept for reference; only a root below which it
+        # sits says for sure that it was meant to load there
         hint = ("; put the skill directory directly under a skill root (.agentdeck/skills/, .claude/skills/, "
                 ".agents/skills/ or a Deck(skills=...) root) or add its parent to [tool.skill-lsp] roots")
+        severity = Severity.INFORMATION
     reporter.report("SK302", skill.path, skill.facts.first_line, f"no skill root discovers this SKILL.md{hint}",
-                    profile=skill.profile)
+                    profile=skill.profile, severity=severity)
 
 
 def load_verdicts(skill: SkillEntry) -> list[tuple[Runtime, Consequence | None, str]]:

@@ -35,7 +35,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import FieldSpec, Runtime, altered
+from . import Consequence, FieldSpec, Outcome, Runtime, altered
 
 LISTING_CAP = 1536  # skillListingMaxDescChars' default (2.1.105)
 NAME_CAP = 256  # a longer name is ignored with a warning
@@ -193,8 +193,10 @@ RUNTIME = Runtime(
     no_frontmatter=altered("names it after its directory and lists it with the body's first paragraph as its "
                            "description (its validator warns: no frontmatter block)"),
     bad_text=altered("ignores the value"),
-    # {key}: the name it is invoked by (the directory's, with a plugin's prefix)
-    name_mismatch=altered("invokes it as '{key}' (the directory name) and shows the frontmatter name as a display label"),
+    # {key}: the name it is invoked by (the directory's, with a plugin's prefix). A documented use of the
+    # field, which `claude plugin validate` (2.1.332) does not flag: a note, not a warning
+    name_mismatch=Outcome(Consequence.PORTABILITY, "invokes it as '{key}' (the directory name) and shows the "
+                          "frontmatter name as a display label"),
     # a display label: any text but control characters and angle brackets, at most 256 characters
     invalid_name=altered("ignores it and shows the directory name"),
     name_rule=name_problem,
