@@ -15,6 +15,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,8 @@ VERDICTS = ("true", "false", "overstated", "debatable", "unjudged", "-")
 JUDGED = ("error", "warning")  # the severities that need a verdict; information and hints get "-"
 FIELDS = ("repo", "commit", "path", "line", "code", "severity", "verdict", "reason")
 SEVERITY_ORDER = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+
+HISTORY = re.compile(r"was (?P<verdict>true|false|overstated|debatable) as (?P<severity>\w+): (?P<reason>.*)", re.S)
 
 Record = dict[str, Any]
 Key = tuple[str, str, int, str, int]  # repo, path, line, code, and which of the findings sharing those four
@@ -196,17 +199,25 @@ def write_baseline(path: Path, records: Iterable[Record]) -> None:
 
 
 def verdict_for(new: Record, old: Record | None) -> tuple[str, str]:
-    """The verdict a current finding carries over from the baseline's finding of the same key."""
-    if new["severity"] not in JUDGED:
-        return "-", ""
-    if old is None or old.get("verdict") in (None, "-"):
-        return "unjudged", ""
-    if old["verdict"] == "unjudged":
-        return "unjudged", old.get("reason", "")
-    if old["severity"] != new["severity"]:
-        # A verdict was about a severity: "overstated" as an error may be "true" as a warning; judge it again.
-        return "unjudged", f"was {old['verdict']} as {old['severity']}: {old.get('reason', '')}".rstrip(": ")
-    return old["verdict"], old.get("reason", "")
+    """The verdict a current finding carries over from the baseline's finding of the same key.
+
+    A verdict is about a severity ("overstated" as an error may be "true" as a warning): when the severity changes it
+    is kept in the reason as "was VERDICT as SEVERITY: reason", to be judged again, and given back if the finding
+    returns to that severity.
+    """
+    old_verdict, old_reason = (old or {}).get("verdict"), (old or {}).get("reason", "")
+    if old is None or old_verdict is None:
+        return ("unjudged", "") if new["severity"] in JUDGED else ("-", "")
+    if old["severity"] == new["severity"]:
+        return old_verdict, old_reason
+    remembered = HISTORY.match(old_reason)
+    if remembered and remembered["severity"] == new["severity"]:
+        return remembered["verdict"], remembered["reason"]
+    if old_verdict in ("-", "unjudged"):
+        history = old_reason if remembered else ""
+    else:
+        history = f"was {old_verdict} as {old['severity']}: {old_reason}"
+    return ("unjudged" if new["severity"] in JUDGED else "-"), history
 
 
 def describe(record: Record) -> str:
