@@ -113,6 +113,11 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
             keywords[key] = Keyword(key, entry.key_span, PyValue("other", entry.value_span))
         _check_field(key, entry, source.notes)
     missing = [key for key in ("name", "description") if not _non_empty_string(file, key)]
+    if path is not None and not is_agent_path(path) and "name" in missing:
+        # a plugin's agent is named after its file: `claude plugin validate` (2.1.332) lists
+        # agents/api-tester.md without a name as <plugin>:api-tester; a project's or the user's file without
+        # a name is skipped (its loader: no name, no agent)
+        missing.remove("name")
     if missing:
         which = " and ".join(f"'{key}'" for key in missing)
         source.notes.append(("CA101", first, f"the subagent has no {which}: Claude Code loads a file in an agents "

@@ -104,7 +104,7 @@ _MACHINE_PATH = re.compile(
 # Home directories that are not a person's: the users of development containers, CI runners and
 # notebook images, and the placeholders documentation writes for "your name".
 # A user name that stands for anyone's: a placeholder's brackets or sigils, or one in capitals (USER, USERNAME).
-_PLACEHOLDER_USER = re.compile(r"[<>{}$%*]|^[A-Z_]+$")
+_PLACEHOLDER_USER = re.compile(r"[<>{}$%*@]|^(?:your|my)|user|name|email", re.IGNORECASE)
 _NOT_A_PERSON = frozenset({
     "vscode", "node", "runner", "codespace", "jovyan", "circleci", "gitpod", "devcontainer",
     "name", "username", "user", "you", "yourname", "your-name", "your_name", "yourusername", "me", "example",
@@ -769,7 +769,7 @@ def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callab
         if inside(match.start()):
             continue
         user = match.group(1) or match.group(2)
-        if user is not None and (user.lower() in _NOT_A_PERSON or _PLACEHOLDER_USER.search(user)):
+        if user is not None and (user.lower() in _NOT_A_PERSON or user.isupper() or _PLACEHOLDER_USER.search(user)):
             continue  # a container's user, or "your name" written as <user>, {user}, $USER, %USERNAME%, USER
         if _EXAMPLE_BEFORE.search(line, 0, match.start()):
             continue  # "e.g. C:\Users\alice\..." shows where something goes, on whatever machine
@@ -1012,6 +1012,8 @@ def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_li
         return  # a file:// URI into a home directory is the author's machine; others (/etc, /tmp) are not
     if target.startswith("~"):
         return  # the home directory of whoever runs the agent: the same path on every machine
+    if target.startswith("/") and not _MACHINE_PATH.match(target) and "." not in target.rstrip("/").rsplit("/", 1)[-1]:
+        return  # a site's page (`/en/hooks`, copied from a documentation site): a URL path, no file
     if target.startswith("/") or _DRIVE.match(target):
         if len(skill.machine_paths) < MAX_BODY_ITEMS:
             skill.machine_paths.append(Reference(target, Span.of(number, start, number, start + len(target)), is_link))

@@ -325,3 +325,22 @@ def test_sk202_basedir_is_a_convention_found_at_the_plugin_root_and_patterns_are
     assert check_skill(skill_md(body=body)) == []
     # ${CLAUDE_SKILL_DIR} is the skill's own directory (Claude Code 2.1.69): not looked for elsewhere
     assert codes(check_skill(skill_md(body="Run `${CLAUDE_SKILL_DIR}/scanner.sh`.\n"))) == ["SK202"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "See [the hooks reference](/en/hooks) for every event.",
+        "Save it under /Users/myuserName/Documents/forms/ first.",
+        "Open /Users/your-email@example.com/notebooks in the workspace.",
+    ],
+)
+def test_sk204_not_on_site_pages_or_placeholder_users(check_skill, body):
+    # a documentation site's page (a URL path) and user names that stand for anyone's
+    assert codes(check_skill(skill_md(body=body + "\n"))) == []
+
+
+def test_sk205_names_a_regular_expressions_group(check_skill):
+    body = "Rename with `rg 'v(\\d)' --replace 'version $1' -r`.\n"
+    finding = one(check_skill(skill_md(body=body), profile="claude"), "SK205")
+    assert "a regular expression's group" in finding["message"]

@@ -443,3 +443,10 @@ def test_inline_ignore_without_codes_suppresses_the_line(check_skill):
 
 def test_inline_ignore_of_another_code_keeps_the_finding(check_skill):
     assert codes(check_skill(skill_md(extra="licence: MIT  # skill-lsp: ignore[SK109]"))) == ["SK111"]
+
+
+def test_sk108_a_slug_that_is_not_the_directory_is_a_warning_in_claude(check_skill):
+    # the author meant `/zoom-oauth`; Claude Code invokes the directory's name
+    finding = one(check_skill(skill_md(name="zoom-oauth"), profile="claude", directory="oauth"), "SK108")
+    assert finding["severity"] == "warning"
+    assert "Claude Code invokes it as 'oauth' (the directory name), not as 'zoom-oauth'" in finding["message"]

@@ -102,3 +102,14 @@ def test_the_home_directory_or_above_is_never_the_user_agents_directory(home: Pa
         assert user_agents_dir(Config(user_agents_dir=directory), []) is None
     assert user_agents_dir(Config(), []) == home / ".claude/agents"
     assert user_agents_dir(Config(user_agents_dir=home / "my-agents"), []) == home / "my-agents"
+
+
+def test_a_plugins_agent_is_named_after_its_file(check_project):
+    # claude plugin validate (2.1.332) lists agents/api-tester.md without a name as <plugin>:api-tester; a
+    # project's .claude/agents file without a name is not loaded (CA101)
+    findings = check_project({
+        "tools/.claude-plugin/plugin.json": '{"name": "tools"}\n',
+        "tools/agents/api-tester.md": "---\ndescription: Tests APIs.\n---\nYou test APIs.\n",
+        ".claude/agents/reviewer.md": "---\ndescription: Reviews.\n---\nYou review.\n",
+    })
+    assert [(f["path"], f["code"]) for f in findings] == [(".claude/agents/reviewer.md", "CA101")]

@@ -369,9 +369,17 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             target = skill.directory.with_name(value)
             if not target.exists():
                 fixes.append(Fix(f"Rename the directory to '{value}'", renames=(RenamePath(skill.directory, target),)))
+        slug = name_problem(value) is None
+
         def mismatch(runtime: Runtime) -> Outcome | None:
             said = runtime.name_mismatch
-            return said if said is None else Outcome(said.consequence, said.does.replace("{key}", skill.key))
+            if said is None:
+                return None
+            if runtime.key == "claude-code" and slug:
+                # a slug that is not the directory's is the command the author meant: `/zoom-oauth` is not
+                # it, `zoom-plugin:oauth` is (a title such as 'Order status' is a display label, a note)
+                return altered(f"invokes it as '{skill.key}' (the directory name), not as '{value}'")
+            return Outcome(said.consequence, said.does.replace("{key}", skill.key))
         judged.report("SK108", entry.value_span, f"name '{value}' differs from the directory name '{expected}'",
                       mismatch, fixes=fixes, data={"expected_name": expected})
 
@@ -695,6 +703,10 @@ def claude_code_loads(skill: SkillEntry) -> bool:
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
+# a line that substitutes a regular expression's groups (`rg --replace '$1'`, `sed 's/(a)/$1/'`, `re.sub`)
+_REPLACING = re.compile(r"--replace\b|\bsed\b|\bre\.sub\b|\.replace\(|\bperl\b")
+
+
 def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: Reporter) -> None:
     number = int(placeholder.text[1:])
     nth = _ORDINALS[number] if number < len(_ORDINALS) else f"{number + 1}th"
@@ -704,7 +716,8 @@ def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: R
         meant = "an amount"
         advice = "write the amount without a '$' followed by digits (for example '2.5M USD')"
     else:
-        meant = "the shell's own positional parameter" if "awk" not in line else "awk's field"
+        meant = ("awk's field" if "awk" in line else "a regular expression's group" if _REPLACING.search(line)
+                 else "the shell's own positional parameter")
         replacement = f"$({number})" if "awk" in line else f"${{{number}}}"
         advice = f"write '{replacement}', which Claude Code leaves alone"
         fixes.append(Fix(f"Change to '{replacement}'", edits=(TextEdit(skill.path, placeholder.span, replacement),),
@@ -820,7 +833,7 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
         if root is not None or conventional:
             where = root.path if root is not None else ancestor
             hint = (f"; it is nested below the root {where.parent.name}/{where.name}/ — roots are scanned direct-child "
-                    f"only, so move it to {where / skill.dir_name / 'SKILL.md'}")
+                    f"only, so move it to {where.parent.name}/{where.name}/{skill.dir_name}/SKILL.md")
             break
         if ancestor == model.folder_of(skill.path):
             break

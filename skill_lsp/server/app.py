@@ -208,6 +208,11 @@ class SkillLanguageServer(LanguageServer):
         self.started = False  # the first index was asked for: the pump may run
         self.worker_thread: int | None = None  # the analysis thread's ident, once it ran
         self.pushed: set[Path] = set()
+        # an open document's URI where it is not its path's (opened through a symlinked directory of
+        # the workspace, `.claude/skills -> ../skills`: the analysis knows the file by its real path):
+        # its diagnostics are published there while it is open; what was pushed on such a URI
+        self.opened_as: dict[Path, str] = {}
+        self.pushed_as: dict[Path, str] = {}
         self.pull_mode = False
         self.push_lock = threading.Lock()  # a publication and its mark in self.pushed, or their clearing
         self.reader: ReadAhead | None = None  # the client's messages, on stdio
@@ -753,17 +758,30 @@ class SkillLanguageServer(LanguageServer):
                 with self.push_lock:
                     if self.pull_mode:
                         return  # the client began to pull meanwhile (and what was pushed is cleared)
+                    uri = self.uri_for(path)
+                    before = (self.pushed_as.get(path) or uri_of(path)) if path in self.pushed else None
+                    if before is not None and before != uri:
+                        # opened, or closed, through a symlinked directory: nothing stays on the other URI
+                        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=before, diagnostics=[]))
+                        self.pushed.discard(path)
                     if not items and path not in self.pushed and path not in overlays:
                         continue  # (an open document's are always published: an editor may wait for its version's)
                     self.text_document_publish_diagnostics(
-                        types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=items, version=session.versions.get(path))
+                        types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=session.versions.get(path))
                     )
+                    self.pushed_as.pop(path, None)
                     if items:
                         self.pushed.add(path)
+                        if uri != uri_of(path):
+                            self.pushed_as[path] = uri
                     else:
                         self.pushed.discard(path)
             except Exception:  # a bug with one file must not keep every later one's from the editor
                 log.exception("could not publish the diagnostics of %s", path)
+
+    def uri_for(self, path: Path) -> str:
+        """The URI path's diagnostics are published and reported on: the one the editor opened it by."""
+        return self.opened_as.get(path) or uri_of(path)
 
     def document_version(self, path: Path) -> int | None:
         document = self.workspace.text_documents.get(unquote(uri_of(path)))  # pygls keys them unquoted
@@ -774,8 +792,10 @@ class SkillLanguageServer(LanguageServer):
         publication under way, if any: the next sees pull_mode and stops)."""
         with self.push_lock:
             for path in sorted(self.pushed):
-                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri_of(path), diagnostics=[]))
+                uri = self.pushed_as.get(path) or uri_of(path)
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
             self.pushed.clear()
+            self.pushed_as.clear()
 
     async def enter_pull_mode(self) -> None:
         """The client pulls: stop pushing, and clear what was pushed, before the first pull is
@@ -1151,6 +1171,8 @@ async def did_open(ls: SkillLanguageServer, params: types.DidOpenTextDocumentPar
     if path is None or not _is_ours(ls, path):
         return
     ls.ensure_session(path)
+    if _uri_path(params.text_document.uri) != path:
+        ls.opened_as[path] = params.text_document.uri  # through a symlinked directory: published there
     ls.work.text(path, params.text_document.text, params.text_document.version)
     # on save only: what is opened is published once (not what later unsaved changes make of it)
     ls.work.publish.add(path)
@@ -1214,6 +1236,8 @@ async def did_close(ls: SkillLanguageServer, params: types.DidCloseTextDocumentP
     path = path_of(params.text_document.uri)
     if path is None or ls.session is None or not _is_ours(ls, path):
         return
+    if ls.opened_as.get(path) == params.text_document.uri:
+        del ls.opened_as[path]  # published on its real path again
     # the file on disk is the truth again (it may differ from the closed buffer, or be gone)
     ls.work.close(path)
     ls.add_work()
@@ -1320,9 +1344,10 @@ def _workspace_report(ls: SkillLanguageServer, previous: dict[str, str]) -> Seri
     paths |= {p for uri in previous if (p := path_of(uri)) is not None}
     parts = []
     for path in sorted(paths):
-        uri = uri_of(path)
+        uri = ls.uri_for(path)
         report = ls.report_for(path)
-        head = (f'"uri": {json.dumps(uri)}, "version": {json.dumps(ls.document_version(path))}, '
+        document = ls.workspace.text_documents.get(unquote(uri))  # pygls keys them unquoted
+        head = (f'"uri": {json.dumps(uri)}, "version": {json.dumps(document.version if document else None)}, '
                 f'"resultId": {json.dumps(report.result_id)}')
         if previous.get(uri) == report.result_id:
             parts.append(f'{{"kind": "unchanged", {head}}}')
