@@ -90,7 +90,8 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
         recovered = _recovered(file)
         if recovered is None:
             source.notes.append(("CA102", file.yaml_problem.span, file.yaml_problem.message.replace(
-                "the skill is dropped by loaders", "Claude Code may not load the subagent"), None))
+                "the skill is dropped by loaders", "") + "; Claude Code's validator (2.1.332) reports an error: the "
+                "subagent loads with its name taken from the file name and every other field dropped", None))
             return source
         file = recovered
     if file.not_mapping is not None:

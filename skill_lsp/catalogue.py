@@ -47,9 +47,11 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK101", "missing-frontmatter", E, "SKILL.md does not start with a `---` line.",
         "Runtimes read a skill's name and description from YAML frontmatter that opens on the very first line. "
-        "Without it the skill has no name and no description. Severity by runtime: AgentDeck's build fails "
-        "(seed 001) and Codex skips the skill (Agent Skills client guide) — errors; Claude Code loads the body "
-        "with empty metadata (CHANGELOG 2.1.186) — a warning.",
+        "Severity by runtime: AgentDeck's build fails (seed 001), Codex skips the skill (openai/codex "
+        "`codex-rs/core/src/skills/loader.rs`: \"missing YAML frontmatter delimited by ---\") and skills-ref 0.1.1 "
+        "rejects it — errors. Claude Code 2.1.332 names the skill after its directory and takes the description "
+        "from the body's first paragraph; its validator (`claude plugin validate`) warns \"No frontmatter block "
+        "found\" — a warning.",
         "# Parse request\nSplit the request on '->'.   # no frontmatter",
     ),
     Rule(
@@ -86,9 +88,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "SK106", "missing-description", E, "The frontmatter has no `description`.",
-        "The description is all the model sees when it decides whether a skill applies. AgentDeck and the "
-        "specification require it, and the client guide skips a skill without one (errors). Claude Code lists the "
-        "skill anyway (CHANGELOG 2.1.69) but the model has nothing to choose it by (a warning).",
+        "The description is all the model sees when it decides whether a skill applies. AgentDeck, skills-ref "
+        "and Codex (loader.rs: an empty or missing description is a skill error) require it (errors). Claude Code "
+        "lists the skill anyway (CHANGELOG 2.1.69) with the body's first paragraph as its description (2.1.332), "
+        "and its validator warns \"No description in frontmatter\" — a warning; so does VS Code's validator.",
         "---\nname: parse-request\n---",
         by_profile={_CLAUDE: W},
     ),
@@ -98,17 +101,24 @@ RULES: tuple[Rule, ...] = (
         "values its own way: Claude Code takes booleans as true/false, yes/no, on/off, 1/0, quoted or not, in any "
         "case (CHANGELOG 2.1.218), a YAML list as `argument-hint` (2.1.47), a number as name or description "
         "(2.1.47), `effort` as a level or an integer, `context: inline|fork`, `shell` in any case, and any "
-        "`metadata` mapping; it ignores a value it cannot read (a warning). AgentDeck and the specification's "
-        "validators reject the skill (errors); Codex may ignore an optional field's value (a warning).",
+        "`metadata` mapping; it ignores a value it cannot read (a warning). AgentDeck rejects the skill (errors). "
+        "skills-ref 0.1.1 reads every scalar as text (strictyaml) and checks the type of `name`, `description` "
+        "and `compatibility` only: a `license: 2`, a `metadata: v1` or non-text metadata values are notes there "
+        "(information), and `allowed-tools` as a YAML list is accepted by every runtime. Codex deserialises "
+        "`name`, `description` and `metadata` only: `metadata` that is no mapping makes it skip the skill (an "
+        "error); other fields it does not read.",
         "---\nname: parse-request\ndescription: 42\nuser-invocable: \"no\"\n---",
     ),
     Rule(
         "SK108", "name-directory-mismatch", E, "The frontmatter `name` differs from the directory name.",
-        "AgentDeck and the specification require `name` to equal the skill's directory name; `Deck.build()` "
-        "fails otherwise (errors). The client guide's clients (Codex) warn and load it. Claude Code invokes a "
-        "skill by its directory name and shows `name` as a display label, so there it is a warning: the label "
-        "and the name users type differ. Not reported on a template no root discovers (`template/SKILL.md` with "
-        "`name: template-skill`): it is copied into a root under the name it gets there.",
+        "AgentDeck and skills-ref (\"Directory name ... must match skill name\") require `name` to equal the "
+        "skill's directory name; `Deck.build()` fails otherwise (errors). Codex keeps the name as written "
+        "(loader.rs), so in `.agents/skills` only VS Code's validator notes it. Claude Code invokes a skill by its "
+        "directory name and shows `name` as a display label; its validator (2.1.332) does not flag the difference. "
+        "A title (`Order status`) is such a label: information. A slug that is not the directory's "
+        "(`zoom-oauth` in `oauth/`) is the command the author meant, which Claude Code does not invoke it by: a "
+        "warning. Not reported on a template no root discovers (`template/SKILL.md` with `name: template-skill`): "
+        "it is copied into a root under the name it gets there.",
         ".agentdeck/skills/parse-request/SKILL.md with `name: parse_request`",
         by_profile={_CLAUDE: W},
     ),
@@ -116,7 +126,7 @@ RULES: tuple[Rule, ...] = (
         "SK109", "invalid-name", E, "The `name` breaks the specification's naming rules.",
         "A skill name is 1-64 characters of lowercase letters, digits and hyphens, with no leading, trailing "
         "or doubled hyphen (skills-ref: after NFKC, Unicode letters allowed). AgentDeck and validators reject "
-        "other names (errors); Codex warns and loads them (client guide); VS Code's validator wants "
+        "other names (errors); Codex checks a name's length only and skips one over 64 (loader.rs); VS Code's validator wants "
         "`^[a-z0-9-]+$` (information: what it then loads is not documented). In Claude Code the name is a "
         "display label: only one over 256 characters, or with control characters or angle brackets, is ignored.",
         "name: Parse-Request",
@@ -124,8 +134,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "SK110", "description-too-long", E, "The description is longer than the runtime accepts.",
-        "The specification caps descriptions at 1,024 characters (AgentDeck and validators: errors; Codex: a "
-        "warning). Claude Code cuts `description` plus `when_to_use` at `skillListingMaxDescChars` (1,536 by "
+        "The specification caps descriptions at 1,024 characters (AgentDeck and validators: errors; Codex skips "
+        "the skill, loader.rs MAX_DESCRIPTION_LEN: an error). Claude Code cuts `description` plus `when_to_use` at `skillListingMaxDescChars` (1,536 by "
         "default, CHANGELOG 2.1.105; read from the project's .claude/settings.json and settings.local.json), so "
         "the end of a longer text never reaches the model (a warning). The 1,024 limit of claude.ai / API upload "
         "does not apply to skills Claude Code loads from disk.",
@@ -146,7 +156,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK112", "compatibility-too-long", E, "`compatibility` is longer than 500 characters.",
         "The specification limits `compatibility` to 500 characters; AgentDeck and validators reject longer "
-        "values (errors), Codex follows the specification (a warning). Claude Code does not read the field.",
+        "values (errors). Codex and Claude Code do not read the field.",
         "compatibility: <600 characters>",
     ),
     Rule(
@@ -158,16 +168,19 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "SK114", "angle-brackets-in-description", W, "The description contains `<` or `>` (claude.ai / API upload).",
-        "Anthropic's `quick_validate.py` (anthropics/skills), the check claude.ai and the API run on an "
-        "uploaded skill, rejects `<` and `>` in a description. Skills that Claude Code or the SDK load from disk "
-        "are not checked, so the rule applies to skill collections (which are uploaded or packaged) only, as "
-        "information.",
+        "Anthropic's `quick_validate.py` (anthropics/skills, `skill-creator/scripts`), the check claude.ai and the "
+        "API run on an uploaded skill, rejects `<` and `>` in a description. skills-ref 0.1.1 accepts them, and "
+        "skills that Claude Code, the SDK, Codex or VS Code load from disk are not checked, so the rule applies to "
+        "skill collections (which are uploaded or packaged) only, as information.",
         "description: Use for <booking> requests.",
     ),
     Rule(
         "SK115", "lowercase-filename", W, "The skill file is not named exactly `SKILL.md`.",
-        "Runtimes look for `SKILL.md` exactly; on case-sensitive file systems `skill.md` is never found and "
-        "the skill does not exist.",
+        "Claude Code (2.1.332: its validator joins `SKILL.md` to each skill directory), Codex (loader.rs: "
+        "`file_name == \"SKILL.md\"`) and AgentDeck look for `SKILL.md` exactly: on a case-sensitive file system "
+        "`skill.md` is never found (a warning). skills-ref 0.1.1 accepts `skill.md` (parser.py `find_skill_md`), "
+        "so in a collection it is information; VS Code matches the name in any case (nothing). A page named "
+        "`skill.md` outside every root and every `skills/` directory is no skill file at all.",
         ".agentdeck/skills/parse-request/skill.md",
     ),
     Rule(
@@ -200,8 +213,13 @@ RULES: tuple[Rule, ...] = (
         "a list introduced by \"Create ...:\" or \"Move ... to references/:\"), folder names used as words "
         "(\"references/examples\"), link syntax shown in inline code, links to extension-less pages outside the "
         "skill's folders, GFM footnotes (`[^1]: ...`), file names that stand for any file (`scripts/script_name.py`, "
-        "`your_file.md`), patterns (`references/vector-{a..i}-*.md`), and anything in code blocks other than "
-        "`${CLAUDE_SKILL_DIR}` paths.",
+        "`your_file.md`), patterns and templates (`references/vector-{a..i}-*.md`, `references/api_{version}.md`, "
+        "`scripts/*.py`), good and bad examples (\"✓ Good: ...\", \"Avoid: ...\"), lines of a template to fill in "
+        "(`[Description]`), table cells of folders or prefixes, and anything in code blocks other than "
+        "`${CLAUDE_SKILL_DIR}` paths. Severity from certainty: a link, or a path in a folder the skill has, is a "
+        "warning; a path in prose without an extension (a folder to make) or in `scripts/`, `templates/` or "
+        "`assets/` that the skill does not have, and a link into a folder that is neither the skill's nor one the "
+        "specification names, may be the project's own (`python scripts/deploy.py`): information.",
         "Run [the extractor](scripts/extract.py) when ...   # scripts/extract.py is missing",
     ),
     Rule(
@@ -214,11 +232,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK204", "absolute-path", W, "The body contains an absolute or machine-specific path.",
         "A path such as `/Users/alice/...` or `C:\\Users\\...` exists only on the author's machine; other users "
-        "and agents cannot follow it. Reference files relative to the skill directory. Reported in prose, in "
+        "and agents cannot follow it (a warning). Another absolute path in a link (`/opt/app/rules.md`) may exist "
+        "where the agent runs (information); a site's page (`/en/hooks`, no extension) and `~/...` (the runner's "
+        "own home) are not reported. Reference files relative to the skill directory. Reported in prose, in "
         "links and in the shell blocks the agent runs (```bash, ```sh, ```shell, ```zsh, ```console and Claude "
         "Code's ```! blocks); not on lines that show what not to do (\"never hard-code ...\"), on the home "
         "directories of development containers and CI runners (`/home/vscode`, `/home/runner`), on placeholder "
-        "users (`/Users/name/`), on container-side mount options (`target=/home/...`) or on `file://` URIs "
+        "users (`/Users/name/`, `<user>`, `{name}`, `$USER`, `%USERNAME%`, `USERNAME`, `myuserName`, `your-email`), "
+        "on paths after \"e.g.\", on container-side mount options (`target=/home/...`) or on `file://` URIs "
         "outside a home directory.",
         "Read /Users/alice/skills/parse-request/references/cities.md",
     ),
@@ -233,7 +254,9 @@ RULES: tuple[Rule, ...] = (
         "only in skills Claude Code loads (.claude/skills, plugins, ~/.claude/skills), for amounts and for `$N` "
         "inside single quotes or braces, or on lines running awk, sed, a function ..., in shell code; a `$N` in "
         "prose or on a command line (`scripts/run.sh $0`) is taken as meant. Write `${1}` (shell) or `$(1)` (awk), "
-        "and amounts as \"2.5M USD\".",
+        "and amounts as \"2.5M USD\". The substitution (read in 2.1.332's binary: `/\\$(\\d+)(?!\\w)/`, replaced "
+        "only when that argument exists) matters when the skill is invoked with that many arguments: a warning "
+        "for a skill that takes arguments (`argument-hint`, `arguments`, `$ARGUMENTS`), information otherwise.",
         "Revenue grew to $2.5M.   # Claude Code reads '<third argument>.5M' when invoked with three arguments",
     ),
     Rule(
@@ -254,8 +277,11 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "SK302", "undiscovered-skill", W, "No skill root discovers this SKILL.md.",
-        "Roots are scanned direct-child only (`<root>/<name>/SKILL.md`); a SKILL.md nested deeper, or outside "
-        "every root, is never loaded by any runtime. Not reported on a catalog's sections "
+        "Roots are scanned direct-child only (`<root>/<name>/SKILL.md`); a SKILL.md nested deeper below a root "
+        "is never loaded there (a warning); one outside every root may be installed by copying (information). "
+        "A SKILL.md inside another skill's directory (`<skill>/<topic>/SKILL.md`) is a document of that skill, "
+        "not a skill: nothing is reported on it (SPEC 2.6; `claude plugin validate` 2.1.332 reports nothing on "
+        "it). Not reported on a catalog's sections "
         "(`skills/.curated/<name>/`, `skills/.system/<name>/` as in openai/skills, whose skills are installed by "
         "copying them; they are checked as a collection's skills), on any other directory of two or more skill "
         "directories outside every root (a catalog such as `composio-skills/<name>/`; below a runtime's own root a "
@@ -353,7 +379,11 @@ RULES: tuple[Rule, ...] = (
         "a subagent only when its frontmatter has both: \"Only name and description are required\" "
         "(code.claude.com/docs/en/sub-agents), and since 2.1.43 other Markdown files there are skipped without a "
         "warning (CHANGELOG: \"Fixed spurious warnings for non-agent markdown files in .claude/agents/\"). "
-        "A file with no frontmatter at all is taken for such a note and not reported.",
+        "A file with no frontmatter at all is taken for such a note and not reported. Claude Code 2.1.332's loader "
+        "(read in its binary) returns no agent for a project or user file without a `name`, and logs \"Missing "
+        "required \\\"description\\\" field\" and loads none without a description; its validator does not check "
+        "this. A plugin's agent is named after its file (the validator lists `agents/api-tester.md` as "
+        "`<plugin>:api-tester`), so there only a missing description is reported.",
         "---\nname: reviewer\nskills: [code-review]\n---   # no description: never offered",
     ),
     Rule(
@@ -361,8 +391,10 @@ RULES: tuple[Rule, ...] = (
         "Without readable frontmatter Claude Code has no name and no description for the subagent and does not "
         "load it (1.0.81 made unparsable agent files stop breaking the other agents' loading). Claude Code reads "
         "the frontmatter again after quoting values that hold `: ` (CHANGELOG 2.1.69); that case loads (Anthropic's "
-        "own plugins ship such agent files) and is not reported. What that retry cannot read either is reported; "
-        "as the retry for agent files is not documented line by line, as a warning.",
+        "own plugins ship such agent files) and is not reported. What that retry cannot read either is reported "
+        "as a warning: `claude plugin validate` (2.1.332) calls it an error and says that at runtime the agent "
+        "loads with its name taken from the file name and every other field dropped — it loads, without what "
+        "was written, which is a warning by this project's measure (SPEC 2.4).",
         "---\nname: reviewer\ndescription: [Use when a PR is opened\n---",
     ),
     Rule(

@@ -122,7 +122,10 @@ _SKILL_DIR_PATH = re.compile(r"(?:\$\{CLAUDE_SKILL_DIR\}|\{baseDir\})/([\w.@+-]+
 # Words that make a path on the same line an example of what a skill could hold, not a file of this
 # one: "**Example**: `scripts/rotate_pdf.py`", "e.g. `references/finance.md`", and, after the path,
 # "A `scripts/x.py` script would be helpful".
-_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?\b|e\.g\.|for instance\b|such as\b)")
+_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?\b|e\.g\.|for instance\b|such as\b|good\b\s*\**:|bad\b\s*\**:|avoid\b)"
+                             r"|[\u2713\u2714\u2717\u2718\u274c\u2705]")
+# A line of a template to fill in: a bracketed placeholder that is no link ("- [c4-file.md](./c4-file.md) - [Description]").
+_TEMPLATE_LINE = re.compile(r"\[(?:[A-Z][a-z]+(?: [A-Za-z]+){0,3}|\.\.\.|TODO|TBD)\](?![(\[:])")
 _EXAMPLE_AFTER = re.compile(r"(?i)\bwould (?:be (?:helpful|useful)|help)\b|\bcould (?:be|hold|contain)\b")
 # A list whose lead-in says its items are files to make or examples: "Move detailed content to
 # references/:", "Create a `references/` directory and move supporting material there:".
@@ -932,7 +935,8 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
         if target.startswith("<") and target.endswith(">"):
             target, start = target[1:-1], start + 1
         taken.append((match.start(), match.end()))
-        _add_reference(skill, number, target, start, is_link=True)
+        _add_reference(skill, number, target, start, is_link=True,
+                       example="[" in line[match.end():] and _TEMPLATE_LINE.search(line) is not None)
     definition = _REF_DEF.match(line) if "]:" in line else None
     if definition:
         target = definition.group(1)
@@ -1003,7 +1007,7 @@ def _outside(line: str, taken: list[tuple[int, int]]) -> str:
     return " ".join(pieces)
 
 
-def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool) -> None:
+def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_link: bool, example: bool = False) -> None:
     if not target:
         return
     if target.startswith("file:"):
@@ -1022,7 +1026,7 @@ def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_li
         return
     if _PLACEHOLDER.search(target):
         return  # a template or a placeholder, not a file
-    kind = "link" if is_link else "bare"
+    kind = "loose" if example else "link" if is_link else "bare"
     last = target.rstrip("/").rsplit("/", 1)[-1]
     if is_link and "." not in last and not target.endswith("/") and target.split("/", 1)[0] not in SKILL_FOLDERS:
         kind = "loose"  # [Runbook](internal-wiki/deployment-runbook): a page of a wiki or a site, not a file

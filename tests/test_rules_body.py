@@ -344,3 +344,14 @@ def test_sk205_names_a_regular_expressions_group(check_skill):
     body = "Rename with `rg 'v(\\d)' --replace 'version $1' -r`.\n"
     finding = one(check_skill(skill_md(body=body), profile="claude"), "SK205")
     assert "a regular expression's group" in finding["message"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "- ✓ **Good**: `scripts/helper.py`, `reference/guide.md`",
+        "- [c4-code-file-1.md](./c4-code-file-1.md) - [Description]",
+    ],
+)
+def test_sk202_not_on_good_and_bad_examples_or_template_lines(check_skill, body):
+    assert codes(check_skill(skill_md(body=body + "\n"), files={"scripts/run.py": "x\n"})) == []
