@@ -159,8 +159,10 @@ def check(repo: str, commit: str, checkout: Path) -> list[Record]:
         command = [sys.executable, "-m", "skill_lsp", "check", "--format", "json", "--no-cache", "-q",
                    "--color", "never", "--user-skills-dir", str(empty), "."]
         done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True, check=False)
+    if done.returncode not in (0, 1):  # 1 is "errors found"; anything else is skill-lsp failing, not a clean tree
+        raise RuntimeError(f"{repo}: skill-lsp check exited {done.returncode}: {done.stderr[-2000:]}")
     try:
-        raw = json.loads(done.stdout or "[]")
+        raw = json.loads(done.stdout)
     except json.JSONDecodeError as error:
         raise RuntimeError(f"{repo}: skill-lsp check gave no JSON (exit {done.returncode}): {done.stderr[-2000:]}") from error
     findings = []

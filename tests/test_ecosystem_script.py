@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -70,3 +71,20 @@ def test_check_reports_new_findings_then_the_update_makes_a_baseline_that_judgin
     settled = run(tmp_path)
     assert settled.returncode == 0, settled.stdout
     assert "SK101  error" in settled.stdout and "1.00" in settled.stdout  # precision over the judged errors
+
+
+def test_a_verdict_follows_its_finding_through_a_change_of_severity_and_back() -> None:
+    spec = importlib.util.spec_from_file_location("ecosystem_check", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    check = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check)
+    judged = {"severity": "warning", "verdict": "true", "reason": "the file is missing"}
+
+    demoted = check.verdict_for({"severity": "information"}, judged)
+    assert demoted == ("-", "was true as warning: the file is missing")
+    assert check.verdict_for({"severity": "error"}, {"severity": "information", "verdict": demoted[0], "reason": demoted[1]}) == (
+        "unjudged", "was true as warning: the file is missing")
+    back = check.verdict_for({"severity": "warning"}, {"severity": "information", "verdict": demoted[0], "reason": demoted[1]})
+    assert back == ("true", "the file is missing")
+    assert check.verdict_for({"severity": "warning"}, None) == ("unjudged", "")
+    assert check.verdict_for({"severity": "hint"}, None) == ("-", "")
