@@ -1,6 +1,11 @@
-"""Print what every oracle and skill-lsp say about every fixture, as JSON (`python tests/oracles/observe.py [CASE ...]`).
+"""What every oracle and skill-lsp say about the fixtures.
 
-Used to write and review expected.toml; the test (test_oracles.py) compares the same observations with it.
+    python tests/oracles/observe.py [CASE ...]            # print the observations as JSON
+    python tests/oracles/observe.py --write [CASE ...]    # refresh expected.toml from them (review the diff)
+
+--write keeps each row's `difference` and `note`, sets `status` by the agreement rule (table.disagreement),
+and keeps a documented difference while skill-lsp still says what it documents. The oracles come from
+scripts/install-oracles (or SKILL_LSP_CLAUDE / SKILL_LSP_SKILLS_REF / SKILL_LSP_CODEX).
 """
 
 from __future__ import annotations
@@ -12,20 +17,40 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from oracles import find_claude, find_codex, find_skills_ref, observe  # noqa: E402
+from table import TABLE, dump, load, refresh  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
+LAYOUTS = ("claude", "spec", "codex")
+
+
+def observations(cases: list[str]) -> dict:
+    binaries = {"claude": find_claude(), "skills_ref": find_skills_ref(), "codex": find_codex()}
+    result: dict = {}
+    for case in cases:
+        for layout in LAYOUTS:
+            if (FIXTURES / case / layout).is_dir():
+                result.setdefault(case, {})[layout] = observe(FIXTURES / case, layout, binaries)
+    return result
 
 
 def main(argv: list[str]) -> int:
-    binaries = {"claude": find_claude(), "skills_ref": find_skills_ref(), "codex": find_codex()}
-    cases = argv or sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
-    result: dict[str, dict[str, object]] = {}
-    for case in cases:
-        for layout in ("claude", "spec", "codex"):
-            if (FIXTURES / case / layout).is_dir():
-                result.setdefault(case, {})[layout] = observe(FIXTURES / case, layout, binaries)
-    json.dump(result, sys.stdout, indent=1, ensure_ascii=False)
-    print()
+    write = "--write" in argv
+    chosen = [arg for arg in argv if not arg.startswith("--")]
+    cases = chosen or sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+    seen = observations(cases)
+    if not write:
+        json.dump(seen, sys.stdout, indent=1, ensure_ascii=False)
+        print()
+        return 0
+    text = TABLE.read_text(encoding="utf-8") if TABLE.exists() else ""
+    header = text.split("\n[[row]]", 1)[0] if text else "# the differential table: see table.py"
+    old = load() if text else []
+    kept = [row for row in old if row["case"] not in seen]
+    rows = sorted(kept + refresh(seen, [row for row in old if row["case"] in seen]),
+                  key=lambda row: (row["case"], LAYOUTS.index(row["layout"]), row["file"]))
+    TABLE.write_text(dump(rows, header), encoding="utf-8")
+    bugs = sum(row["status"] == "bug" for row in rows)
+    print(f"{TABLE}: {len(rows)} rows, {bugs} marked bug", file=sys.stderr)
     return 0
 
 
