@@ -45,9 +45,66 @@ async def test_opening_the_alias_path_edits_the_real_file(client: LanguageClient
         text_document=types.VersionedTextDocumentIdentifier(uri=uri(alias), version=2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=skill_md("pdf-tools", body="Fine.\n"))],
     ))
-    items = await diagnostics_for(client, workspace / REAL, lambda items: items == [])
+    items = await diagnostics_for(client, alias, lambda items: items == [])
     assert items == []
-    assert uri(alias) not in client.diagnostics or client.diagnostics[uri(alias)] == []
+    assert not client.diagnostics.get(uri(workspace / REAL))
+
+
+async def test_a_skill_opened_through_a_symlinked_root_shows_its_diagnostics(client: LanguageClient,
+                                                                             workspace: Path) -> None:
+    """The editor opens the file by the link's path (`.claude/skills -> ../skills`): the diagnostics are
+    published on that URI while it is open, and on the real path again once it is closed; never on both."""
+    alias = workspace / ".claude/skills/pdf-tools/SKILL.md"
+    real = workspace / REAL
+    await diagnostics_for(client, real, lambda items: "SK205" in codes(items))
+    open_document(client, alias)
+    items = await diagnostics_for(client, alias, lambda items: bool(items))
+    assert codes(items) == ["SK108", "SK109", "SK205"]
+    assert items[0].range.start.line == 1  # name: PDF Tools
+    assert not client.diagnostics[uri(real)]  # the real path's are withdrawn: nothing shows twice
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(
+        uri=uri(alias))))
+    items = await diagnostics_for(client, real, lambda items: bool(items))
+    assert codes(items) == ["SK108", "SK109", "SK205"]
+    assert not client.diagnostics[uri(alias)]
+
+
+@pytest.fixture
+def shared_workspace(tmp_path: Path) -> Path:
+    """`.agentdeck/skills -> ../shared/skills`: an AgentDeck root whose skills live elsewhere in the project."""
+    root = tmp_path / "linked"
+    write_files(root, {"shared/skills/quote/SKILL.md": skill_md("quote", description=None),
+                       "pyproject.toml": "[project]\nname = 'linked'\n"})
+    (root / ".agentdeck").mkdir()
+    os.symlink("../shared/skills", root / ".agentdeck" / "skills", target_is_directory=True)
+    return root
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
+async def shared_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, shared_workspace: Path):
+    await lsp_client.initialize_session(initialize_params(request.param, shared_workspace))
+    await wait_for_index(lsp_client)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_file_opened_by_its_links_path_is_published_and_pulled_there(shared_client: LanguageClient,
+                                                                             shared_workspace: Path) -> None:
+    client = shared_client
+    alias = shared_workspace / ".agentdeck/skills/quote/SKILL.md"
+    open_document(client, alias)
+    items = await diagnostics_for(client, alias, lambda items: bool(items))
+    assert codes(items) == ["SK106"]
+    assert (items[0].range.start.line, items[0].range.start.character) == (0, 0)
+    if client.capabilities.text_document is None or client.capabilities.text_document.diagnostic is None:
+        return
+    pulled = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(alias))))
+    assert codes(pulled.items) == ["SK106"]
+    report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(previous_result_ids=[]))
+    by_uri = {item.uri: item for item in report.items}
+    assert codes(by_uri[uri(alias)].items) == ["SK106"]  # the open document's, on its URI
+    assert uri(shared_workspace / "shared/skills/quote/SKILL.md") not in by_uri
 
 
 async def test_marketplace_plugin_skills_are_claude_code_skills(client: LanguageClient, workspace: Path) -> None:
