@@ -77,7 +77,7 @@ def suggest_name(text: str) -> str:
 
 RUNTIME = Runtime(
     key="spec",
-    label="the Agent Skills specification (skills-ref, claude.ai upload)",
+    label="the Agent Skills specification (skills-ref)",
     fields=FIELDS,
     yaml_error=dropped("rejects the skill"),
     missing_name=dropped("requires a name"),
