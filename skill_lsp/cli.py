@@ -22,14 +22,11 @@ from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import Progress, display_path, format_github, format_json, format_sarif, format_text, shows_progress, summary
 from .server import add_serve_arguments
+from .targets import CHECKED_FILES, UsageError, not_checked, project_folder, selected, workspaces
 
 if TYPE_CHECKING:
     from .disclosure import Disclosure
     from .index import Model
-
-
-class UsageError(Exception):
-    pass
 
 
 def _codes(text: str | None) -> tuple[str, ...]:
@@ -49,110 +46,6 @@ def _validate_codes(codes: tuple[str, ...], flag: str) -> None:
     for code in codes:
         if not _matching(code):
             raise UsageError(f"{flag}: unknown rule '{code}' (see `skill-lsp rules`)")
-
-
-def _linked_into(project: Path, directory: Path) -> bool:
-    """Whether one of the project's conventional skill roots is a symlink into (or onto) directory."""
-    real = os.path.realpath(directory)
-    for parent in (".claude", ".agents", ".github", ".agentdeck"):
-        root = project / parent / "skills"
-        if root.is_symlink():
-            target = os.path.realpath(root)
-            if within(target, real) or within(real, target):
-                return True
-    return False
-
-
-def _selected(path: Path, only: set[Path] | None) -> bool:
-    """Whether a file is reported: everything, or the files and directories named."""
-    return only is None or path in only or any(within(path, named) for named in only)
-
-
-def _real_in(path: Path, cwd: Path) -> Path:
-    """path with its symlinks resolved when that leads to a place under cwd (`.agents/skills` ->
-    `skills`): the analysis reports each file on its real path, once; a link out of cwd stays as given."""
-    # a directory's links all the way; a file's only above it (the walk lists a symlinked file on its own path)
-    real = os.path.realpath(path) if path.is_dir() else os.path.join(os.path.realpath(path.parent), path.name)
-    real_cwd = os.path.realpath(cwd)
-    if real == os.path.normpath(str(path)) or not (real == real_cwd or real.startswith(real_cwd.rstrip(os.sep) + os.sep)):
-        return path
-    return Path(os.path.join(cwd, os.path.relpath(real, real_cwd))) if real != real_cwd else cwd
-
-
-def _project_folder(path: Path, cwd: Path) -> Path:
-    """The folder to index for a single file.
-
-    The project holding it (the nearest directory above it with a project
-    marker), or the current directory when the file is under it and the
-    current directory is not inside a project: run from an agent's own
-    directory, `disclosure agent.py` still sees the project's skill roots.
-    """
-    project = _project_root(path.parent)
-    try:
-        path.relative_to(cwd)
-    except ValueError:
-        return project or path.parent
-    if project is not None and cwd != project and cwd.is_relative_to(project):
-        return project
-    return cwd
-
-
-def _project_root(start: Path) -> Path | None:
-    home = Path.home()
-    directory = start
-    # never the home directory: ~/.claude holds the user's own settings and ~/.git is often a
-    # dotfiles repository, neither of which makes the whole home directory a project
-    while directory.parent != directory and directory != home:
-        if any((directory / marker).exists() for marker in (".git", "pyproject.toml", ".agentdeck", ".claude")):
-            return directory
-        directory = directory.parent
-    return None
-
-
-def _workspaces(paths: list[str], cwd: Path, user_agents: Path | None = None) -> list[tuple[Path, set[Path] | None]]:
-    """One workspace folder per folder given; files (and directories inside a project) restrict the report to
-    themselves. The user's subagents (user_agents) are a workspace of their own, never their home directory."""
-    folders: dict[Path, set[Path] | None] = {}
-    for raw in paths:
-        path = Path(os.path.abspath(raw))
-        if not path.exists():
-            raise UsageError(f"{raw}: no such file or directory")
-        if user_agents is not None and within(path, user_agents):
-            named = folders.setdefault(user_agents, set())
-            if path == user_agents:
-                folders[user_agents] = None
-            elif named is not None:
-                named.add(path)
-            continue
-        path = _real_in(path, cwd)
-        if path.is_dir():
-            # a directory that a conventional root of its project links to (`check skills` where
-            # .agents/skills -> ../skills) is checked as part of that project, whose links decide
-            # which runtimes see its skills; the report is restricted to it. Otherwise a directory is
-            # a workspace of its own.
-            project = _project_root(path)
-            if project is None or project == path or not project.is_relative_to(cwd) or not _linked_into(project, path):
-                folders[path] = None
-                continue
-            path_folder = project
-        else:
-            path_folder = _project_folder(path, cwd)
-        folder = path_folder
-        if folder in folders and folders[folder] is None:
-            continue
-        folders.setdefault(folder, set())
-        only = folders[folder]
-        assert only is not None
-        only.add(path)
-    # a folder inside another folder given on the command line is covered by it
-    result = []
-    for folder, only in folders.items():
-        if only is not None and any(f != folder and folder.is_relative_to(f) and o is None for f, o in folders.items()):
-            continue
-        if only is None and any(f != folder and folder.is_relative_to(f) and o is None for f, o in folders.items()):
-            continue
-        result.append((folder, only))
-    return result
 
 
 def command_check(args: argparse.Namespace) -> int:
@@ -183,15 +76,20 @@ def _check(args: argparse.Namespace) -> int:
     location = None if args.no_cache else cache_dir()
     paths = args.paths or ["."]
     user_agents, settings = _user_agents(paths, settings, cwd)
-    workspaces = _workspaces(paths, cwd, user_agents)
+    # a file of a kind never read (README.md) is said so, not "All checks passed" over the rest of its folder
+    unread = not_checked(paths, user_agents)
+    for raw in unread:
+        print(f"skill-lsp: warning: {raw} is not a file skill-lsp checks: it checks {CHECKED_FILES}", file=sys.stderr)
+    named = [raw for raw in paths if raw not in unread]
+    folders = workspaces(named, cwd, user_agents)
     progress = Progress(shows_progress(), "checking " + ", ".join(paths), _progress_delay())
     try:
-        checked = _collect(workspaces, settings, location, progress)
+        checked = _collect(folders, settings, location, progress)
         if args.diff:
             return _show_diff(checked, args.unsafe_fixes, cwd)
         fixed = 0
         if args.fix:
-            fixed, checked = _fix(checked, workspaces, settings, location, args.unsafe_fixes, progress, cwd)
+            fixed, checked = _fix(checked, folders, settings, location, args.unsafe_fixes, progress, cwd)
     finally:
         progress.stop()
     for unreadable in checked.unreadable:
@@ -206,7 +104,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"skill-lsp: warning: no SKILL.md or agent definition found under {where}", file=sys.stderr)
     with trace.phase("output"):
         _print_findings(args, findings, cwd, checked.skills, checked.agents,
-                        summarise=not nothing)
+                        summarise=not nothing and bool(named))
     if args.format == "text" and not args.quiet:
         note = fix_note(findings, fixed, args.fix, args.unsafe_fixes)
         if note:
@@ -288,11 +186,11 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
         checked.agents += outcome.agents
         findings = []
         for path, items in outcome.results.items():
-            if _selected(path, only):
+            if selected(path, only):
                 findings += items if folder == cwd else [_rebased(finding, folder, cwd) for finding in items]
         checked.by_workspace.append((folder, only, findings))
         for path, reason in outcome.unreadable.items():
-            if _selected(path, only):
+            if selected(path, only):
                 checked.unreadable.append(f"{display_path(path, cwd)}: {reason}")
     return checked
 
@@ -470,7 +368,7 @@ def command_disclosure(args: argparse.Namespace) -> int:
     from .disclosure import available_skills_xml, skill_entry
     from .index import Workspace
 
-    workspace = Workspace([_project_folder(path, cwd)], settings)
+    workspace = Workspace([project_folder(path, cwd)], settings)
     workspace.overlays.setdefault(path, workspace.text_of(path))
     model = workspace.build()
     if path.name.lower() == "skill.md":
