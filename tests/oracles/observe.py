@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from oracles import find_claude, find_codex, find_skills_ref, observe  # noqa: E402
-from table import TABLE, dump, load, refresh  # noqa: E402
+from oracles import find_claude, find_codex, find_skills_ref, observe
+from table import TABLE, dump, load, refresh
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LAYOUTS = ("claude", "spec", "codex")
