@@ -58,7 +58,7 @@ def test_recoverable_yaml_is_a_warning_that_names_each_runtime(fixture_findings)
     assert finding["severity"] == "warning"
     assert where(finding) == (3, 30, 3, 62)
     assert "Claude Code loads it after quoting line 3" in finding["message"]
-    assert "strict loaders (Codex, the skills-ref validator, claude.ai upload) drop the skill" in finding["message"]
+    assert "strict loaders (AgentDeck, the skills-ref validator, claude.ai upload) drop the skill" in finding["message"]
 
 
 def test_checks_keep_running_on_the_recovered_frontmatter(fixture_findings):
@@ -88,13 +88,13 @@ def test_vs_code_fields_in_github_skills(fixture_findings):
 
 
 def test_codex_skips_what_the_client_guide_skips(fixture_findings):
-    status, by_skill = fixture_findings
-    assert status == 1
+    # Codex 0.171.0 (`codex debug prompt-input`, tests/oracles) loads a description with an unquoted ': ' as
+    # written and names a skill without `name` after its directory
+    _, by_skill = fixture_findings
     colon = one(by_skill["codex-colon"], "SK103")
-    assert colon["severity"] == "error" and "Codex skips the skill" in colon["message"]
-    # the loader read at f793618 skips it, recent releases name it after its directory: the lower severity
-    missing = one(by_skill["codex-missing-name"], "SK105")
-    assert missing["severity"] == "warning" and "Codex skips the skill (loader.rs at f793618)" in missing["message"]
+    assert colon["severity"] == "warning" and "Codex loads it after quoting line 3" in colon["message"]
+    assert "strict loaders (AgentDeck, the skills-ref validator, claude.ai upload) drop the skill" in colon["message"]
+    assert codes(by_skill.get("codex-missing-name", [])) == []
 
 
 def test_angle_brackets_matter_only_for_an_upload(fixture_findings):

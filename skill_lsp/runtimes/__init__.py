@@ -200,7 +200,7 @@ def judge(runtimes: Iterable[Runtime], pick: Callable[[Runtime], Outcome | None]
     return worst.severity, text
 
 
-STRICT_LOADERS = "strict loaders (Codex, the skills-ref validator, claude.ai upload)"
+STRICT_LOADERS = "strict loaders (AgentDeck, the skills-ref validator, claude.ai upload)"
 
 
 # -- typos ------------------------------------------------------------------------------------------

@@ -1,13 +1,16 @@
 """Codex and the other clients of the Agent Skills client guide, which scan `.agents/skills`.
 
-Sources: Codex's skill loader (openai/codex `codex-rs/core/src/skills/loader.rs`, read at commit f793618):
-it deserialises `name`, `description` and `metadata.short-description` only (serde_yaml, other keys ignored);
-a file without `---` frontmatter, YAML that does not parse, a missing or empty name or description, a name
-over 64 or a description over 1,024 characters go to its skill errors and the skill is not loaded; the name
-need not match the directory nor follow the specification's characters. It scans a root six levels deep
-(MAX_SCAN_DEPTH). The client guide (agentskills/agentskills `docs/client-implementation/adding-skills-
-support.mdx`) says clients warn on a name that differs from its directory; RUNTIMES.md reports that recent
-releases name a skill without `name` after its directory: where the two disagree, the lower severity.
+Sources, newest first:
+- Codex 0.171.0 itself (`@openai/codex` on npm), run offline: `codex debug prompt-input` lists the skills it
+  loads (tests/oracles, docs/oracles.md). It loads a description holding an unquoted `: ` (its YAML is read
+  leniently, as Claude Code's recovery reads it), a skill without `name` under its directory's name, a number
+  as description, a name that differs from its directory under the name written, and a description over 1,024
+  characters cut to 1,024 in its listing. It does not load a file without frontmatter, YAML beyond that
+  recovery, a missing description or a name over 64 characters. It scans `.agents/skills` recursively: a
+  `<skill>/<topic>/SKILL.md` with frontmatter is listed as a skill of its own (see docs/runtimes.md).
+- Its skill loader's source (openai/codex `codex-rs/core/src/skills/loader.rs`, read at commit f793618): it
+  deserialises `name`, `description` and `metadata.short-description` only (other keys ignored); `metadata`
+  must be a mapping; MAX_SCAN_DEPTH 6.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ RUNTIME = Runtime(
     fields=FIELDS,
     silent_keys=SILENT,
     yaml_error=dropped("skips the skill"),
-    missing_name=altered("skips the skill (loader.rs at f793618), or names it after its directory (recent releases)"),
+    recovers_yaml=True,
+    missing_name=None,  # named after its directory (0.171.0)
     missing_description=dropped("skips the skill"),
     not_a_mapping=dropped("skips the skill"),
     # openai/codex codex-rs/core/src/skills/loader.rs: "missing YAML frontmatter delimited by ---"
@@ -47,10 +51,11 @@ RUNTIME = Runtime(
     invalid_name=dropped("skips the skill"),
     name_rule=name_problem,
     description_limit=DESCRIPTION_LIMIT,
-    long_description=dropped(f"skips the skill (at most {DESCRIPTION_LIMIT} characters)"),
+    long_description=altered(f"cuts it at {DESCRIPTION_LIMIT} characters in its listing"),
     # it reads no field but name, description and metadata (a struct: anything else fails to deserialise)
     wrong_type=dropped("skips the skill (its loader cannot read the value)"),
     metadata_values=None,
     duplicate_key=dropped("skips the skill (strict YAML)"),
-    source="openai/codex codex-rs/core/src/skills/loader.rs (f793618)",
+    numbers_as_text=True,
+    source="Codex 0.171.0 (codex debug prompt-input); openai/codex codex-rs/core/src/skills/loader.rs (f793618)",
 )
