@@ -450,3 +450,13 @@ def test_sk108_a_slug_that_is_not_the_directory_is_a_warning_in_claude(check_ski
     finding = one(check_skill(skill_md(name="zoom-oauth"), profile="claude", directory="oauth"), "SK108")
     assert finding["severity"] == "warning"
     assert "Claude Code invokes it as 'oauth' (the directory name), not as 'zoom-oauth'" in finding["message"]
+
+
+def test_sk111_in_a_collection_says_which_runtimes_read_the_key(check_skill):
+    # skills-ref 0.1.1 rejects keys the specification does not define; Claude Code and VS Code read these
+    findings = check_skill(skill_md(extra="argument-hint: <file>\nowner-team: billing"), profile="collection")
+    by_key = {f["message"].split("'")[1]: f for f in findings if f["code"] == "SK111"}
+    assert by_key["argument-hint"]["severity"] == "information"
+    assert "Claude Code and VS Code Copilot read it" in by_key["argument-hint"]["message"]
+    assert "skills-ref rejects keys it does not define" in by_key["owner-team"]["message"]
+    assert "runtimes ignore it" in by_key["owner-team"]["message"]

@@ -15,8 +15,9 @@ from .. import claude_tools
 from ..catalogue import BY_CODE
 from ..config import Config
 from ..discovery import split_text, within
+from ..fixtext import description_from_body, yaml_value
 from ..index import Model, SkillEntry
-from ..model import CreateFile, Fix, Profile, Related, RenamePath, Severity, Span, TextEdit
+from ..model import Fix, Position, Profile, Related, RenamePath, Severity, Span, TextEdit
 from ..runtimes import (
     STRICT_LOADERS,
     Consequence,
@@ -26,6 +27,7 @@ from ..runtimes import (
     claude_code,
     join_labels,
     judge,
+    runtime,
     type_name,
     typo_of,
     value_problem,
@@ -85,13 +87,11 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         _report_misnamed(skill, reporter)
     if not file.has_frontmatter:
         name = skill.dir_name if name_problem(skill.dir_name) is None else suggest_name(skill.dir_name) or "my-skill"
-        template = f"---\nname: {name}\ndescription: \n---\n\n"
         judged.report(
             "SK101", file.line_span(0),
             "SKILL.md does not start with a '---' frontmatter line",
             lambda runtime: runtime.no_frontmatter or runtime.not_a_mapping,
-            fixes=[Fix("Add frontmatter", edits=(TextEdit(path, Span.of(0, 0, 0, 0), template),), preferred=True)],
-            data={"expected_name": name},
+            fixes=_frontmatter_fixes(judged, file.lines), data={"expected_name": name},
         )
         if body:
             _check_body(model, skill, reporter, dir_cache)
@@ -259,7 +259,8 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
         judged.report(
             "SK105", skill.file.line_span(0), "the frontmatter has no 'name'", lambda runtime: runtime.missing_name,
             advice=f"add name: {expected} (the directory name)",
-            fixes=[Fix(f"Add name: {expected}", edits=(TextEdit(path, Span.of(1, 0, 1, 0), f"name: {expected}\n"),), preferred=True)],
+            fixes=[Fix(f"Add name: {expected}", edits=(TextEdit(path, Span.of(1, 0, 1, 0), f"name: {expected}\n"),), preferred=True)]
+            if _fits_name(judged, expected) else [],
             data={"expected_name": expected},
         )
     elif name_field.error is None:
@@ -268,11 +269,14 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
     description = fields.get("description")
     if description is None:
         line = (name_field.value_span.end.line + 1) if name_field is not None else 1
+        # the body's first paragraph, which Claude Code lists in its place; no fix when there is none
+        derived = description_from_body(skill.file.lines[skill.file.body_start:])
         judged.report(
             "SK106", skill.file.line_span(0),
             "the frontmatter has no 'description', the text the model decides from whether the skill applies",
             lambda runtime: runtime.missing_description,
-            fixes=[Fix("Add description", edits=(TextEdit(path, Span.of(line, 0, line, 0), "description: \n"),))],
+            fixes=[Fix("Add the body's first paragraph as the description", edits=(
+                TextEdit(path, Span.of(line, 0, line, 0), f"description: {yaml_value(derived)}\n"),))] if derived else [],
         )
     elif description.error is None:
         _check_description(judged, description, fields, dir_cache)
@@ -282,7 +286,7 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
             continue
         readers = tuple(each for each in runtimes if each.field(entry.key) is not None)
         if not any(each.knows(entry.key) for each in runtimes):
-            _unknown_key(judged, entry)
+            _unknown_key(judged, entry, fields)
             continue
         _check_type(judged, entry, readers)
 
@@ -296,7 +300,7 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
         )
 
 
-def _unknown_key(judged: _Judged, entry: Field) -> None:
+def _unknown_key(judged: _Judged, entry: Field, fields: dict[str, Field]) -> None:
     """SK111: a key no runtime that discovers the skill reads. A typo of a real field (a close known key,
     or a key of another file kind such as a subagent's 'tools') is a warning with its fix; any other key is
     the author's own (information: it is ignored, or belongs under 'metadata:')."""
@@ -314,12 +318,23 @@ def _unknown_key(judged: _Judged, entry: Field) -> None:
             near = [guess]
             break
     names = join_labels((each.label for each in runtimes), "or")
+    # no fix onto a key the frontmatter has already: it would be a duplicate key (SK103)
+    fixable = bool(near) and near[0] not in fields
     if explained:
         severity, problem = Severity.WARNING, explained
-        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),))]
+        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),))] if fixable else []
     elif near:
         severity, problem = Severity.WARNING, f"'{key}' is not a field {names} reads{did_you_mean(near)}"
-        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),), preferred=True)]
+        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),),
+                     preferred=True)] if fixable else []
+    elif all(each.key == "spec" for each in runtimes):
+        # a collection, installed into runtimes that may read the key: skills-ref 0.1.1 rejects every key the
+        # specification does not define ("Unexpected fields in frontmatter"), which no runtime does
+        severity, fixes = Severity.INFORMATION, []
+        readers = [each.label for each in (runtime("claude-code"), runtime("vscode")) if each.knows(key)]
+        problem = (f"'{key}' is not a field of the Agent Skills specification, and skills-ref rejects keys it does not "
+                   "define; " + (f"{join_labels(readers)} read{'s' if len(readers) == 1 else ''} it" if readers else
+                                 "runtimes ignore it (custom keys belong under 'metadata:')"))
     else:
         custom = any(each.key in ("spec", "codex", "agentdeck", "vscode") for each in runtimes)
         severity = Severity.INFORMATION
@@ -330,21 +345,43 @@ def _unknown_key(judged: _Judged, entry: Field) -> None:
                            fixes=fixes, data={"closest": near}, severity=severity)
 
 
+def _fits_name(judged: _Judged, name: str) -> bool:
+    """Whether every runtime that discovers the skill accepts name (a fix that writes it leaves no SK109)."""
+    return not any(each.name_rule(name) for each in judged.runtimes if each.name_rule is not None)
+
+
+def _frontmatter_fixes(judged: _Judged, lines: list[str]) -> list[Fix]:
+    """SK101's fix: frontmatter with the directory's name and the body's first paragraph as the description
+    (what Claude Code lists the skill with). Without such a paragraph the editor's fix leaves the cursor
+    on the description to write (focus: never applied by `check --fix`); with a directory name that is no
+    valid name, no fix."""
+    name = judged.skill.dir_name
+    if not _fits_name(judged, name):
+        return []
+    derived = description_from_body(lines)
+    path = judged.skill.path
+    template = f"---\nname: {name}\ndescription: {yaml_value(derived) if derived else ''}\n---\n\n"
+    return [Fix("Add frontmatter", edits=(TextEdit(path, Span.of(0, 0, 0, 0), template),), preferred=True,
+                focus=None if derived else (path, Position(2, len("description: "))))]
+
+
 def _check_name(judged: _Judged, entry: Field) -> None:
     skill = judged.skill
     path = skill.path
     value = entry.value
     expected = skill.dir_name
 
-    def set_fix() -> Fix:
-        return Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)
+    def set_fix() -> list[Fix]:
+        # (a directory name a runtime refuses as a name would trade this finding for SK109)
+        return [Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)] \
+            if _fits_name(judged, expected) else []
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not isinstance(value, str) or not value.strip():
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         judged.report(
             "SK107", entry.value_span if value is not None else entry.key_span, f"'name' must be a non-empty string, not {shown}",
             lambda runtime: None if number and runtime.numbers_as_text else runtime.bad_text,
-            advice=f"write name: {expected}", fixes=[set_fix()], data={"expected_name": expected},
+            advice=f"write name: {expected}", fixes=set_fix(), data={"expected_name": expected},
         )
         if not number:
             return
@@ -364,7 +401,7 @@ def _check_name(judged: _Judged, entry: Field) -> None:
     # the name it gets there: its directory name is not the one it will have
     template = skill.root is None and is_template(skill)
     if not template and value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
-        fixes = [set_fix()]
+        fixes = set_fix()
         if skill.root is not None and name_problem(value) is None and skill.root.prefix == "":
             target = skill.directory.with_name(value)
             if not target.exists():
@@ -634,8 +671,8 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         resolved = resolved_or_none
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
         inside = resolved != skill.directory and within(resolved, skill.directory)
-        if inside:  # never offer to create a file outside the skill ('../../x')
-            fixes.append(Fix(f"Create {target}", creates=(CreateFile(resolved, ""),)))
+        if inside:
+            # (no fix creates the file: an empty one would only silence the finding)
             message = f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}"
         else:
             fixes = []  # the skill's own files are no suggestion for a path out of it
