@@ -6,7 +6,9 @@ files checked (a key typo, missing frontmatter, a value to quote, the name set t
 duplicate entry removed). Creating files and renaming files or directories change the project's
 layout, and replacing a name or a link with the closest existing one is a guess (GUESSES): those,
 and a fix that is not preferred, are *unsafe* and applied only with --unsafe-fixes. A finding with several
-candidate fixes and none preferred (two close names) is never fixed from the command line.
+candidate fixes and none preferred (two close names) is never fixed from the command line, and neither
+is a fix that leaves the author something to write (Fix.focus: a new skill's description, which the
+editor puts the cursor on): a fix applied here never leaves a placeholder.
 
 Files are rewritten atomically (a temporary file beside them, then os.replace), only when they are
 regular UTF-8 files inside a checked folder once symlinks are resolved, and only when their bytes
@@ -48,9 +50,10 @@ def is_safe(finding: Finding, fix: Fix) -> bool:
 
 
 def applicable(finding: Finding, unsafe: bool) -> Fix | None:
+    """The fix `check --fix` (unsafe: with --unsafe-fixes) applies for finding; None when it applies none."""
     fix = chosen_fix(finding)
-    if fix is None or not (unsafe or is_safe(finding, fix)):
-        return None
+    if fix is None or fix.focus is not None or not (unsafe or is_safe(finding, fix)):
+        return None  # (a fix with a focus leaves the author something to write: the editor's alone)
     return fix
 
 

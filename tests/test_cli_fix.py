@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from skill_lsp.fixing import plan_fixes
 from skill_lsp.model import CreateFile, Finding, Fix, RenamePath, Severity, Span, TextEdit
 
-from .helpers import Project, codes, skill_md
+from .helpers import REPO, Project, codes, skill_md
 
 TYPOS = {
     # SK108 (name is not the directory) and SK111 (a key typo): both have one preferred text edit
@@ -198,3 +199,96 @@ def test_a_file_that_cannot_be_written_is_said_and_left_whole(project: Project, 
     assert project.path(other).read_text(encoding="utf-8").startswith("---\nname: quote-fare\ndescription: Quote.")
     assert result.err.count("cannot fix") == 1 and "Permission denied" in result.err
     assert "Fixed 1 issue." in result.out and "SK108" in result.out and result.status == 1
+
+
+def test_a_missing_file_is_never_created_to_silence_its_finding(project: Project) -> None:
+    skill = skill_md("quote-fare", body="Read [the rules](references/rules.md) first.\n")
+    project.write({".agentdeck/skills/quote-fare/SKILL.md": skill})
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert not project.path(".agentdeck/skills/quote-fare/references").exists()
+    assert "SK202" in result.out and "Fixed" not in result.out and "fixable" not in result.out
+    assert project.run("check", "--diff", "--unsafe-fixes").out == ""
+
+
+DESCRIBED = "---\nname: quote\ndescription: \"Quote a fare: the base price, then taxes.\"\n---\n\n"
+
+
+@pytest.mark.parametrize("body", [
+    "Quote a fare: the base price, then taxes.\n\nMore.\n",
+    "# Quote\n\n<!-- notes -->\n\n- not a description\n\n```\ncode\n```\n\nQuote a **fare**: the base\nprice, then taxes.\n",
+])
+def test_a_missing_description_is_the_bodys_first_paragraph(project: Project, body: str) -> None:
+    skill = ".agentdeck/skills/quote/SKILL.md"
+    project.write({skill: skill_md("quote", description=None, body=body)})
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert (result.status, result.out) == (0, "All checks passed (1 skill, 0 agent definitions).\nFixed 1 issue.\n")
+    assert project.path(skill).read_text(encoding="utf-8") == DESCRIBED + body
+
+
+def test_a_body_without_a_paragraph_gives_no_description_fix(project: Project) -> None:
+    skill = ".agentdeck/skills/quote/SKILL.md"
+    text = skill_md("quote", description=None, body="# Quote\n\n- step one\n- step two\n")
+    project.write({skill: text})
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert "SK106" in result.out and "fixable" not in result.out and "Fixed" not in result.out
+    assert project.path(skill).read_text(encoding="utf-8") == text
+
+
+def test_frontmatter_is_added_with_the_first_paragraph_or_not_at_all(project: Project) -> None:
+    project.write({".agentdeck/skills/quote/SKILL.md": "Quote the fare.\n",
+                   ".agentdeck/skills/steps/SKILL.md": "# Steps\n\n1. one\n"})
+    result = project.run("check", "--fix")
+    assert project.path(".agentdeck/skills/quote/SKILL.md").read_text(encoding="utf-8") == (
+        "---\nname: quote\ndescription: Quote the fare.\n---\n\nQuote the fare.\n")
+    # nothing to describe it with: the editor's fix puts the cursor there; the command line writes no placeholder
+    assert project.path(".agentdeck/skills/steps/SKILL.md").read_text(encoding="utf-8") == "# Steps\n\n1. one\n"
+    assert result.out.rstrip("\n").endswith("Fixed 1 issue.")
+    assert ".agentdeck/skills/steps/SKILL.md:1:1: SK101" in result.out
+
+
+def test_a_key_typo_is_not_fixed_onto_a_key_that_is_there(project: Project) -> None:
+    text = "---\nname: quote\ndescription: Quote it.\ndescripton: Quote.\n---\n\nBody.\n"
+    project.write({SKILL.replace("parse-request", "quote"): text})
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert "SK111" in result.out and "Fixed" not in result.out
+    assert project.path(SKILL.replace("parse-request", "quote")).read_text(encoding="utf-8") == text
+
+
+def test_a_new_skill_for_an_unknown_name_is_the_editors_fix_alone(project: Project) -> None:
+    # its description is the author's to write: `check --fix` never creates it with an empty one
+    agent = 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["refund-policy"])\n'
+    project.write({SKILL: skill_md("parse-request"), "agent.py": agent})
+    result = project.run("check", "--fix", "--unsafe-fixes")
+    assert "AD101" in result.out and "fixable" not in result.out
+    assert not project.path(".agentdeck/skills/refund-policy").exists()
+
+
+# -- every fix, on every tree the repository holds ----------------------------------------------------------------------
+
+TREES = sorted([REPO / "examples", REPO / "tests" / "lsp" / "project", REPO / "tests" / "agents_project",
+                REPO / "tests" / "reliability" / "fixable",
+                *(path for path in (REPO / "tests" / "fixtures").iterdir() if path.is_dir())])
+
+
+def _files(root: Path) -> dict[str, int]:
+    return {path.relative_to(root).as_posix(): path.stat().st_size for path in root.rglob("*") if path.is_file()}
+
+
+@pytest.mark.parametrize("tree", TREES, ids=[tree.relative_to(REPO).as_posix() for tree in TREES])
+def test_every_fix_leaves_no_placeholder_and_no_new_finding(project: Project, tree: Path) -> None:
+    """`--fix --unsafe-fixes` on a copy of each tree: no finding appears that was not there before (by code,
+    and for a file that stays where it was, by file and code), and no file it creates is empty."""
+    copy = project.root / tree.name
+    shutil.copytree(tree, copy, symlinks=True)
+    files = _files(copy)
+    before = project.run("check", "--format", "json", cwd=copy).findings
+    fixed = project.run("check", "--fix", "--unsafe-fixes", cwd=copy)
+    assert fixed.status in (0, 1), fixed.err
+    after = project.run("check", "--format", "json", cwd=copy).findings
+    new_codes = Counter(codes(after)) - Counter(codes(before))
+    assert not new_codes, f"the fixes left new findings: {[f for f in after if f['code'] in new_codes]}"
+    new_here = Counter((f["path"], f["code"]) for f in after if f["path"] in files) \
+        - Counter((f["path"], f["code"]) for f in before)
+    assert not new_here, new_here
+    created = {path: size for path, size in _files(copy).items() if path not in files}
+    assert all(created.values()), f"empty files created: {[path for path, size in created.items() if not size]}"

@@ -128,8 +128,10 @@ ALL_FIXES = _fixes(FIXABLE.resolve())
 
 def test_the_fixture_has_a_fix_of_every_kind() -> None:
     titles = {title.split(" ", 1)[1].split(" '")[0] for title, *_ in ALL_FIXES}
-    assert {"Set name to", "Rename the directory to", "Change to", "Create references/gide.md", "Quote the value",
-            "Add frontmatter", "Add name: nameless", "Add description", "Rename skill.md to SKILL.md",
+    # (no fix creates an empty file for a missing reference: tests/test_cli_fix.py)
+    assert {"Set name to", "Rename the directory to", "Change to", "Quote the value",
+            "Add frontmatter", "Add name: nameless", "Add the body's first paragraph as the description",
+            "Rename skill.md to SKILL.md",
             "Remove the duplicate", "Replace with", "Remove", "Create skill", "Trim the whitespace",
             'Replace the list with skills="all"', "Change to true"} <= titles, titles
 
