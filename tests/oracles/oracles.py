@@ -124,13 +124,14 @@ def run_skills_ref(binary: Path, tree: Path) -> dict[str, list[str]]:
     return out
 
 
-_ENTRY = re.compile(r"^- (?P<name>.+?): .*\(file: (?P<root>r\d+)/(?P<path>[^)]+)\)$")
+_ENTRY = re.compile(r"^- (?P<name>.+?): (?P<description>.*) \(file: (?P<root>r\d+)/(?P<path>[^)]+)\)$")
 _ROOT = re.compile(r"^- `(?P<alias>r\d+)` = `(?P<path>[^`]+)`$")
 
 
 def run_codex(binary: Path, tree: Path) -> dict[str, list[str]]:
     """`codex debug prompt-input` in TREE → {SKILL.md path: ["note: loaded as NAME"] or ["error: not loaded"]} for
-    every SKILL.md under TREE/.agents/skills (any depth)."""
+    every SKILL.md under TREE/.agents/skills (any depth), with "warning: description cut to N characters" when
+    the listing holds less of the description than the file."""
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as codex_home:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": home, "CODEX_HOME": codex_home, "LANG": "C.UTF-8"}
         done = subprocess.run([str(binary), "debug", "prompt-input"], capture_output=True, text=True, env=env,
@@ -153,6 +154,7 @@ def run_codex(binary: Path, tree: Path) -> dict[str, list[str]]:
         raise RuntimeError(f"codex debug prompt-input gave no JSON (exit {done.returncode}): {done.stderr[:500]}") from error
     roots: dict[str, str] = {}
     loaded: dict[str, str] = {}
+    listed: dict[str, str] = {}
     for text in texts:
         for line in text.splitlines():
             if match := _ROOT.match(line):
@@ -160,17 +162,40 @@ def run_codex(binary: Path, tree: Path) -> dict[str, list[str]]:
             elif match := _ENTRY.match(line):
                 base = roots.get(match["root"])
                 if base:
-                    loaded[_rel(str(Path(base) / match["path"]), tree)] = match["name"]
+                    rel = _rel(str(Path(base) / match["path"]), tree)
+                    loaded[rel] = match["name"]
+                    listed[rel] = match["description"]
     out: dict[str, list[str]] = {}
     base = tree / ".agents" / "skills"
     for file in sorted(base.rglob("*")):
         if file.is_file() and file.name.lower() == "skill.md":
             rel = _rel(str(file), tree)
             out[rel] = [f"note: loaded as {loaded[rel]}"] if rel in loaded else ["error: not loaded"]
+            cut = _cut(file, listed.get(rel))
+            if cut:
+                out[rel].append(cut)
     for rel, name in loaded.items():
         if not Path(rel).is_absolute():  # Codex's own system skills live in CODEX_HOME
             out.setdefault(rel, [f"note: loaded as {name}"])
     return out
+
+
+def _cut(file: Path, description: str | None) -> str | None:
+    """"warning: description cut ..." when the description Codex lists is a proper prefix of a longer one on
+    the same line of the file (the fixtures write descriptions on one line)."""
+    if not description:
+        return None
+    text = file.read_bytes().decode("utf-8", "replace")
+    for marker in ("...", "…"):  # Codex marks a cut description
+        if description.endswith(marker) and description not in text:
+            description = description[: -len(marker)]
+    at = text.find(description)
+    if at < 0:
+        return None
+    rest = text[at + len(description):].split("\n", 1)[0]
+    if rest.strip():
+        return f"warning: description cut to {len(description)} characters (of {len(description) + len(rest.rstrip())})"
+    return None
 
 
 def skill_lsp_command() -> list[str]:
