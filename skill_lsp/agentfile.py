@@ -77,6 +77,10 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
     """The subagent as one `agent_file` call (none for a Markdown file that is not an agent), and the
     problems Claude Code would have with its frontmatter as notes."""
     source = PySource()
+    if path is not None and path.name.endswith(".agent.md"):
+        # VS Code Copilot's custom-agent format (`*.agent.md`, its `model` a list of Copilot's models), kept
+        # in an agents/ folder beside a plugin for Copilot: not written for Claude Code, not checked as its
+        return source
     file = parse_skill(text)
     source.ignores = dict(file.ignores)
     if not file.has_frontmatter:

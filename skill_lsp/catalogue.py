@@ -114,13 +114,13 @@ RULES: tuple[Rule, ...] = (
         "AgentDeck and skills-ref (\"Directory name ... must match skill name\") require `name` to equal the "
         "skill's directory name; `Deck.build()` fails otherwise (errors). Codex keeps the name as written "
         "(loader.rs), so in `.agents/skills` only VS Code's validator notes it. Claude Code invokes a skill by its "
-        "directory name and shows `name` as a display label; its validator (2.1.332) does not flag the difference. "
-        "A title (`Order status`) is such a label: information. A slug that is not the directory's "
-        "(`zoom-oauth` in `oauth/`) is the command the author meant, which Claude Code does not invoke it by: a "
-        "warning. Not reported on a template no root discovers (`template/SKILL.md` with `name: template-skill`): "
-        "it is copied into a root under the name it gets there.",
+        "directory name and shows `name` to users (a plugin's skill is offered by its frontmatter name too, a "
+        "lowercase one as an alias); only a session's `skills=[...]` filter needs the directory's name, and its "
+        "validator (2.1.332) does not flag the difference: information. Not reported on a template no root "
+        "discovers (`template/SKILL.md` with `name: template-skill`): it is copied into a root under the name it "
+        "gets there.",
         ".agentdeck/skills/parse-request/SKILL.md with `name: parse_request`",
-        by_profile={_CLAUDE: W},
+        by_profile={_CLAUDE: INFO},
     ),
     Rule(
         "SK109", "invalid-name", E, "The `name` breaks the specification's naming rules.",

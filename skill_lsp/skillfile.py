@@ -752,7 +752,7 @@ def _scan_skill_dir_paths(skill: SkillFile, number: int, line: str) -> list[tupl
         # `${CLAUDE_SKILL_DIR}` is Claude Code's (changelog 2.1.69: the skill's own directory); `{baseDir}`
         # is a convention no runtime substitutes, which authors also use for the plugin's directory
         # (`{baseDir}/scanner.sh` beside the plugin's skills/): read as a plain path, found there too
-        kind = "skill-dir" if match.group(0).startswith("$") else "bare"
+        kind = "skill-dir" if match.group(0).startswith("$") else "base-dir"
         # the span holds the path after the variable: a fix to the closest file keeps the variable
         skill.references.append(Reference(target, Span.of(number, match.start(1), number, end), False, kind))
     return taken
@@ -967,7 +967,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
 
 
 # characters after a path that make it part of a pattern or a template, not a file's name
-_PATTERN_NEXT = frozenset("{}*[<$%?")
+_PATTERN_NEXT = frozenset("{}*$%")
 # a file name that stands for any file ("python scripts/script_name.py --help", "references/your_file.md")
 _PLACEHOLDER_FILE = re.compile(r"/(?:your[_-]\w*|\w*[_-]name|name|filename|foo|bar|xxx+)\.\w+$")
 

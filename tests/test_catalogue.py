@@ -16,6 +16,11 @@ README = REPO / "README.md"
 LETTER = {"error": "E", "warning": "W", "information": "I", "hint": "H"}
 # Rules of the tool itself, not of skills: not in SPEC's catalogue of skill diagnostics.
 TOOL_RULES = {"CF001"}
+# Where the runtime's own evidence overrules SPEC §3's severity for the claude profile (SPEC §2.4: "where a
+# runtime's own source or documentation says otherwise, it wins"): SK108's display label is information, since
+# `claude plugin validate` 2.1.332 does not flag it and a plugin's skill is offered by its frontmatter name too
+# (the ecosystem check judged 612 such warnings overstated; docs/ecosystem.md).
+DEVIATIONS = {"SK108": "I"}
 
 
 @dataclass(frozen=True)
@@ -117,7 +122,7 @@ def test_cli_agrees_with_spec(project):
         assert (actual.name, actual.severity, actual.off_by_default) == (expected.name, severity,
                                                                         expected.off_by_default), code
         if expected.claude is not None:
-            assert actual.claude == expected.claude, f"{code}: the claude profile's severity"
+            assert actual.claude == DEVIATIONS.get(code, expected.claude), f"{code}: the claude profile's severity"
 
 
 def test_readme_agrees_with_cli(project):

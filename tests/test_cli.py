@@ -397,7 +397,7 @@ def test_rules_code_prints_the_documentation(project, query):
     result = project.run("rules", query)
     assert result.status == 0
     rule = next(rule for rule in RULES if rule.code == "SK108")
-    assert result.out.startswith("SK108 name-directory-mismatch [E; W (claude)]\n")
+    assert result.out.startswith("SK108 name-directory-mismatch [E; I (claude)]\n")
     assert rule.why in result.out
     assert "Example:" in result.out
 

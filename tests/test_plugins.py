@@ -27,9 +27,9 @@ def test_every_skill_of_the_marketplace_is_a_claude_code_plugin_skill(project):
     # no spec errors for display labels (SK109), and no skill is undiscovered (SK302)
     by_path = {f["path"]: f["message"] for f in findings}
     # a plugin without plugin.json is named by its marketplace entry
-    assert "invokes it as 'billing-tools:refund-policy'" in by_path["plugins/billing/skills/refund-policy/SKILL.md"]
+    assert "names it 'billing-tools:refund-policy' after its directory" in by_path["plugins/billing/skills/refund-policy/SKILL.md"]
     # a directory plugin.json names is a root of the plugin, beside the default skills/
-    assert "invokes it as 'docs-kit:glossary'" in by_path["plugins/docs-kit/custom/glossary/SKILL.md"]
+    assert "names it 'docs-kit:glossary' after its directory" in by_path["plugins/docs-kit/custom/glossary/SKILL.md"]
 
 
 def test_without_the_marketplace_the_plugin_is_a_spec_collection(project, tmp_path):
@@ -50,7 +50,7 @@ def test_a_plugin_json_skills_string_and_a_broken_marketplace(project):
     })
     findings = project.check()
     assert [(f["code"], f["path"]) for f in findings] == [("SK108", "tools/more/lint/SKILL.md")]
-    assert "invokes it as 'tools:lint'" in findings[0]["message"]
+    assert "names it 'tools:lint' after its directory" in findings[0]["message"]
 
 
 def test_marketplace_sources_outside_the_marketplace_or_remote_are_ignored(project):
@@ -78,5 +78,5 @@ def test_two_marketplace_entries_over_one_skills_directory_name_their_own_skills
         "skills/art/SKILL.md": skill_md("Art"),
     })
     messages = {f["path"]: f["message"] for f in project.check() if f["code"] == "SK108"}
-    assert "invokes it as 'document-skills:pdf'" in messages["skills/pdf/SKILL.md"]
-    assert "invokes it as 'example-skills:art'" in messages["skills/art/SKILL.md"]
+    assert "names it 'document-skills:pdf' after its directory" in messages["skills/pdf/SKILL.md"]
+    assert "names it 'example-skills:art' after its directory" in messages["skills/art/SKILL.md"]

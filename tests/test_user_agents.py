@@ -113,3 +113,11 @@ def test_a_plugins_agent_is_named_after_its_file(check_project):
         ".claude/agents/reviewer.md": "---\ndescription: Reviews.\n---\nYou review.\n",
     })
     assert [(f["path"], f["code"]) for f in findings] == [(".claude/agents/reviewer.md", "CA101")]
+
+
+def test_a_copilot_agent_file_beside_a_plugin_is_not_checked_as_a_subagent(check_project):
+    findings = check_project({
+        "tools/.claude-plugin/plugin.json": '{"name": "tools"}\n',
+        "tools/agents/audit.agent.md": "---\ndescription: Audits.\nmodel: ['GPT-5.4', 'Claude Sonnet 4.6']\n---\nAudit.\n",
+    })
+    assert findings == []

@@ -406,17 +406,9 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             target = skill.directory.with_name(value)
             if not target.exists():
                 fixes.append(Fix(f"Rename the directory to '{value}'", renames=(RenamePath(skill.directory, target),)))
-        slug = name_problem(value) is None
-
         def mismatch(runtime: Runtime) -> Outcome | None:
             said = runtime.name_mismatch
-            if said is None:
-                return None
-            if runtime.key == "claude-code" and slug:
-                # a slug that is not the directory's is the command the author meant: `/zoom-oauth` is not
-                # it, `zoom-plugin:oauth` is (a title such as 'Order status' is a display label, a note)
-                return altered(f"invokes it as '{skill.key}' (the directory name), not as '{value}'")
-            return Outcome(said.consequence, said.does.replace("{key}", skill.key))
+            return said if said is None else Outcome(said.consequence, said.does.replace("{key}", skill.key))
         judged.report("SK108", entry.value_span, f"name '{value}' differs from the directory name '{expected}'",
                       mismatch, fixes=fixes, data={"expected_name": expected})
 
@@ -593,6 +585,10 @@ def _uncertain(kind: str, directory: str, target: str, cache: dict[str, set[str]
     (a folder to make: `references/archive`) or one in a folder the skill does not have and a project has too
     (`python scripts/deploy.py`); a link into a folder that is neither the skill's nor one of the folders
     the specification names for a skill (`[template](.github/pull_request_template.md)`)."""
+    if kind == "base-dir":
+        # `{baseDir}` is substituted by no runtime, and authors mean the skill's directory by it as often as the
+        # project's (`{baseDir}/config`, `{baseDir}/test-reports/`): what it names cannot be told
+        return True
     relative = target[2:] if target.startswith("./") else target
     if kind not in ("bare", "link") or relative.startswith("..") or "/" not in relative.rstrip("/"):
         return False
@@ -659,7 +655,7 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         if known is None:
             resolved_text = joined(directory, target)
             if (_exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None)
-                    or (reference.kind == "bare" and _found_elsewhere(directory, target, dir_cache))):
+                    or (reference.kind in ("bare", "base-dir") and _found_elsewhere(directory, target, dir_cache))):
                 known = missing[(reference.kind, target)] = None, []
             else:
                 if candidates is None:

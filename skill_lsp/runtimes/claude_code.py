@@ -195,8 +195,10 @@ RUNTIME = Runtime(
     bad_text=altered("ignores the value"),
     # {key}: the name it is invoked by (the directory's, with a plugin's prefix). A documented use of the
     # field, which `claude plugin validate` (2.1.332) does not flag: a note, not a warning
-    name_mismatch=Outcome(Consequence.PORTABILITY, "invokes it as '{key}' (the directory name) and shows the "
-                          "frontmatter name as a display label"),
+    # (a plugin's skill is also offered to users by the frontmatter name, and a lowercase one is an alias
+    # of it: the ecosystem check's judging of 2.1.332's plugin loader)
+    name_mismatch=Outcome(Consequence.PORTABILITY, "names it '{key}' after its directory (the name a session's "
+                          "skills=[...] filter must use) and shows the frontmatter name to users"),
     # a display label: any text but control characters and angle brackets, at most 256 characters
     invalid_name=altered("ignores it and shows the directory name"),
     name_rule=name_problem,

@@ -112,7 +112,7 @@ async def test_marketplace_plugin_skills_are_claude_code_skills(client: Language
     items = await diagnostics_for(client, refund, lambda items: bool(items))
     assert codes(items) == ["SK108"]
     assert items[0].severity == types.DiagnosticSeverity.Warning
-    assert "invokes it as 'billing-tools:refund-policy'" in items[0].message
+    assert "names it 'billing-tools:refund-policy' after its directory" in items[0].message
     glossary = await diagnostics_for(client, workspace / "market/plugins/docs-kit/custom/glossary/SKILL.md",
                                      lambda items: bool(items))
     assert codes(glossary) == ["SK108"]  # a root plugin.json names: not SK302
