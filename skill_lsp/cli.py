@@ -9,7 +9,7 @@ import os
 import re
 import signal
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ from . import __version__, forks, trace
 from .catalogue import RULES, Rule, lookup
 from .config import Config, user_agents_dir, user_skills_dir, walk_exclude
 from .discovery import Listing, kept_from_exclusion, walk, within
-from .fixing import Plan, applicable, apply_plan, plan_diff, plan_fixes
+from .fixrun import Checked, Workspaces, applicability, fix_note, run_passes, show_diff
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import Progress, display_path, format_github, format_json, format_sarif, format_text, shows_progress, summary
@@ -83,13 +83,17 @@ def _check(args: argparse.Namespace) -> int:
     named = [raw for raw in paths if raw not in unread]
     folders = workspaces(named, cwd, user_agents)
     progress = Progress(shows_progress(), "checking " + ", ".join(paths), _progress_delay())
+    def recheck(workspaces: Workspaces) -> Checked:
+        # (a scratch copy's is never cached: its folders are gone once --diff has shown them)
+        return _collect(workspaces, settings, location if workspaces is folders else None, progress)
+
     try:
-        checked = _collect(folders, settings, location, progress)
         if args.diff:
-            return _show_diff(checked, args.unsafe_fixes, cwd)
+            return show_diff(folders, args.unsafe_fixes, cwd, recheck, progress)
+        checked = recheck(folders)
         fixed = 0
         if args.fix:
-            fixed, checked = _fix(checked, folders, settings, location, args.unsafe_fixes, progress, cwd)
+            fixed, checked = run_passes(checked, folders, args.unsafe_fixes, recheck, progress)
     finally:
         progress.stop()
     for unreadable in checked.unreadable:
@@ -104,9 +108,9 @@ def _check(args: argparse.Namespace) -> int:
         print(f"skill-lsp: warning: no SKILL.md or agent definition found under {where}", file=sys.stderr)
     with trace.phase("output"):
         _print_findings(args, findings, cwd, checked.skills, checked.agents,
-                        summarise=not nothing and bool(named))
+                        summarise=not nothing and bool(named), fixes=applicability(checked) if args.format == "json" else None)
     if args.format == "text" and not args.quiet:
-        note = fix_note(findings, fixed, args.fix, args.unsafe_fixes)
+        note = fix_note(checked, fixed, args.fix, args.unsafe_fixes)
         if note:
             print(note)
     trace.report()
@@ -148,22 +152,6 @@ def _user_agents(paths: list[str], settings: Config, cwd: Path) -> tuple[Path | 
     if directory is None or not any(within(os.path.abspath(raw), directory) for raw in paths):
         return None, settings
     return directory, replace(settings, user_agents_dir=directory, user_skills_dir=user_skills_dir(settings, [cwd]))
-
-
-@dataclass
-class Checked:
-    """The findings of one run over the workspaces, and what the report says besides."""
-
-    by_workspace: list[tuple[Path, set[Path] | None, list[Finding]]]
-    unreadable: list[str]
-    skills: int
-    agents: int
-
-    @property
-    def findings(self) -> list[Finding]:
-        found = [finding for _, _, items in self.by_workspace for finding in items]
-        found.sort(key=Finding.sort_key)
-        return found
 
 
 def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, location: Path | None,
@@ -216,74 +204,6 @@ def _rebased(finding: Finding, folder: Path, cwd: Path) -> Finding:
     return replace(finding, message=message)
 
 
-def _show_diff(checked: Checked, unsafe: bool, cwd: Path) -> int:
-    """--diff: the fixes as a unified diff on stdout, nothing written; exit 1 when there is one (as ruff)."""
-    texts = []
-    count = 0
-    for folder, only, findings in checked.by_workspace:
-        plan = plan_fixes(sorted(findings, key=Finding.sort_key), [folder], unsafe, only)
-        for reason in plan.skipped:
-            print(f"skill-lsp: {reason}", file=sys.stderr)
-        count += len(plan.applied)
-        if plan:
-            texts.append(plan_diff(plan, _shown_paths(plan, cwd)))
-    if texts:
-        sys.stdout.write("".join(texts))
-    print(f"Would fix {count} issue{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
-    return 1 if texts else 0
-
-
-def _shown_paths(plan: Plan, cwd: Path) -> dict[Path, str]:
-    paths = [*plan.texts, *plan.creates, *(path for rename in plan.renames for path in rename)]
-    return {path: display_path(path, cwd) for path in paths}
-
-
-# Fixes can make room for more fixes (a second key typo on a line fixed before): passes are repeated
-# on the new text, as ruff does, up to this many.
-FIX_PASSES = 10
-
-
-def _fix(checked: Checked, workspaces: list[tuple[Path, set[Path] | None]], settings: Config,
-         location: Path | None, unsafe: bool, progress: Progress, cwd: Path) -> tuple[int, Checked]:
-    """--fix: apply the fixes, check again, and repeat while fixes remain; the number fixed and the last check."""
-    fixed = 0
-    for _ in range(FIX_PASSES):
-        progress.phase("fixing")
-        changed = False
-        for folder, only, findings in checked.by_workspace:
-            plan = plan_fixes(sorted(findings, key=Finding.sort_key), [folder], unsafe, only)
-            for reason in plan.skipped:
-                print(f"skill-lsp: {reason}", file=sys.stderr)
-            if not plan:
-                continue
-            done, problems = apply_plan(plan)
-            for problem in problems:
-                print(f"skill-lsp: cannot fix {problem}", file=sys.stderr)
-            fixed += len(done)
-            if problems:
-                # a file that cannot be written fails the same way on every pass: this pass is the last
-                return fixed, _collect(workspaces, settings, location, progress)
-            changed = True
-        if not changed:
-            break
-        checked = _collect(workspaces, settings, location, progress)
-    return fixed, checked
-
-
-def fix_note(findings: list[Finding], fixed: int, fixing: bool, unsafe: bool) -> str:
-    """The line after the summary: what was fixed, and what --fix (or --unsafe-fixes) would fix."""
-    safe = sum(1 for finding in findings if applicable(finding, False) is not None)
-    more = sum(1 for finding in findings if applicable(finding, True) is not None) - safe
-    parts = []
-    if fixed:
-        parts.append(f"Fixed {fixed} issue{'s' if fixed != 1 else ''}.")
-    if safe and not fixing:
-        parts.append(f"{safe} fixable with `skill-lsp check --fix`.")
-    if more and not unsafe:
-        parts.append(f"{more} more fixable with --unsafe-fixes (they create or rename files, or choose a change).")
-    return " ".join(parts)
-
-
 def _analyse(folders: list[Path], settings: Config, location: Path | None, progress: Progress | None = None,
              keep: tuple[str, ...] = (), named: list[Path] | None = None) -> Outcome:
     """A full run over folders. The analysers are imported only now (a run that reuses its outcome
@@ -324,9 +244,9 @@ def _import_analysers() -> None:
 
 
 def _print_findings(args: argparse.Namespace, findings: list[Finding], cwd: Path, skills: int, agents: int,
-                    summarise: bool = True) -> None:
+                    summarise: bool = True, fixes: dict[int, str] | None = None) -> None:
     if args.format == "json":
-        print(format_json(findings, cwd))
+        print(format_json(findings, cwd, fixes or {}))
     elif args.format == "github":
         text = format_github(findings, cwd)
         if text:

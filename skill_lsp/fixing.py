@@ -143,6 +143,32 @@ def _current_text(path: Path) -> str | None:
         return None
 
 
+def refusal(finding: Finding, fix: Fix, roots: list[Path], only: set[Path] | None) -> str | None:
+    """Why --fix never applies fix, whatever else it applies ("" when that goes without saying); None
+    when it may. roots: the checked folders, symlinks resolved; only: the files named, if any."""
+    paths = [edit.path for edit in fix.edits] + [create.path for create in fix.creates]
+    paths += [path for rename in fix.renames for path in (rename.old, rename.new)]
+    if not all(_inside(path, roots) for path in paths):
+        return f"{finding.code} at {finding.path}: the fix would write outside the checked folders"
+    if only is not None and not all(edit.path in only for edit in fix.edits):
+        return ""  # files named on the command line: the fixes edit those files only
+    if any(os.path.islink(edit.path) for edit in fix.edits):
+        return f"{finding.code} at {finding.path}: {finding.path.name} is a symlink; not rewritten"
+    if any(create.path.exists() for create in fix.creates):
+        return ""
+    if any(rename.new.exists() or not rename.old.exists() for rename in fix.renames):
+        return ""
+    return None
+
+
+def fixable(findings: Iterable[Finding], folders: list[Path], unsafe: bool, only: set[Path] | None = None) -> list[Finding]:
+    """The findings --fix (unsafe: with --unsafe-fixes) fixes: each has a fix it applies, in this pass
+    or, where two fixes overlap, in a later one."""
+    roots = [Path(os.path.realpath(folder)) for folder in folders]
+    return [finding for finding in findings
+            if (fix := applicable(finding, unsafe)) is not None and refusal(finding, fix, roots, only) is None]
+
+
 def plan_fixes(findings: Iterable[Finding], folders: list[Path], unsafe: bool, only: set[Path] | None = None) -> Plan:
     """One pass: the fixes of findings that may be applied together (the first of two that overlap
     wins; the next pass, on the fixed text, takes up the other)."""
@@ -154,15 +180,10 @@ def plan_fixes(findings: Iterable[Finding], folders: list[Path], unsafe: bool, o
         fix = applicable(finding, unsafe)
         if fix is None:
             continue
-        paths = [edit.path for edit in fix.edits] + [create.path for create in fix.creates]
-        paths += [path for rename in fix.renames for path in (rename.old, rename.new)]
-        if not all(_inside(path, roots) for path in paths):
-            plan.skipped.append(f"{finding.code} at {finding.path}: the fix would write outside the checked folders")
-            continue
-        if only is not None and not all(edit.path in only for edit in fix.edits):
-            continue  # files named on the command line: the fixes edit those files only
-        if any(os.path.islink(edit.path) for edit in fix.edits):
-            plan.skipped.append(f"{finding.code} at {finding.path}: {finding.path.name} is a symlink; not rewritten")
+        reason = refusal(finding, fix, roots, only)
+        if reason is not None:
+            if reason:
+                plan.skipped.append(reason)
             continue
         new_edits = list(fix.edits)
         if any(_overlaps(edits_by_file.get(edit.path, []), new_edits) for edit in new_edits):
@@ -170,9 +191,7 @@ def plan_fixes(findings: Iterable[Finding], folders: list[Path], unsafe: bool, o
         layout = {create.path for create in fix.creates} | {p for r in fix.renames for p in (r.old, r.new)}
         if layout & taken_paths or any(edit.path in taken_paths for edit in new_edits):
             continue  # a path another fix creates or moves in this pass
-        if any(create.path.exists() or create.path in plan.creates for create in fix.creates):
-            continue
-        if any(rename.new.exists() or not rename.old.exists() for rename in fix.renames):
+        if any(create.path in plan.creates for create in fix.creates):
             continue
         for edit in new_edits:
             edits_by_file.setdefault(edit.path, []).append(edit)
@@ -254,23 +273,8 @@ def apply_plan(plan: Plan) -> tuple[list[Finding], list[str]]:
     return [finding for finding in plan.applied if finding not in unfixed], problems
 
 
-def plan_diff(plan: Plan, shown: dict[Path, str]) -> str:
-    """The plan as a unified diff (git's a/ b/ prefixes); shown gives each path's display form."""
-    def name(path: Path) -> str:
-        return shown.get(path) or str(path)
-
-    parts: list[str] = []
-    for path in sorted(plan.texts):
-        before, after = plan.texts[path]
-        parts += _diff(before, after, f"a/{name(path)}", f"b/{name(path)}")
-    for created in sorted(plan.creates):
-        parts += _diff("", plan.creates[created], "/dev/null", f"b/{name(created)}")
-    for source, target in plan.renames:
-        parts += [f"rename from {name(source)}\n", f"rename to {name(target)}\n"]
-    return "".join(parts)
-
-
-def _diff(old: str, new: str, before: str, after: str) -> list[str]:
+def unified_diff(old: str, new: str, before: str, after: str) -> list[str]:
+    """old -> new as a unified diff's lines, before and after the names of its two sides."""
     import difflib
 
     lines = []

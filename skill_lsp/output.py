@@ -63,7 +63,8 @@ def summary(findings: list[Finding], skills: int, agents: int) -> str:
     return f"Found {', '.join(parts)} in {files} file{'s' if files != 1 else ''} ({checked})."
 
 
-def finding_json(finding: Finding, cwd: Path) -> dict[str, object]:
+def finding_json(finding: Finding, cwd: Path, fix: str | None = None) -> dict[str, object]:
+    """finding as JSON; fix: how `check --fix` fixes it ("safe", "unsafe" with --unsafe-fixes), or None."""
     line, column, end_line, end_column = _location(finding)
     return {
         "path": display_path(finding.path, cwd),
@@ -79,12 +80,16 @@ def finding_json(finding: Finding, cwd: Path) -> dict[str, object]:
             {"path": display_path(r.path, cwd), "line": r.span.start.line + 1, "column": r.span.start.column + 1, "message": r.message}
             for r in finding.related
         ],
-        "fixes": [fix.title for fix in finding.fixes],
+        "fixes": [each.title for each in finding.fixes],
+        "fix": fix,
     }
 
 
-def format_json(findings: list[Finding], cwd: Path) -> str:
-    return json.dumps([finding_json(finding, cwd) for finding in findings], indent=2, ensure_ascii=False)
+def format_json(findings: list[Finding], cwd: Path, fixes: dict[int, str] | None = None) -> str:
+    """The findings as a JSON array; fixes: id(finding) -> how --fix fixes it (fixrun.applicability)."""
+    known = fixes or {}
+    return json.dumps([finding_json(finding, cwd, known.get(id(finding))) for finding in findings], indent=2,
+                      ensure_ascii=False)
 
 
 def _escape_data(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections import Counter
@@ -292,3 +293,52 @@ def test_every_fix_leaves_no_placeholder_and_no_new_finding(project: Project, tr
     assert not new_here, new_here
     created = {path: size for path, size in _files(copy).items() if path not in files}
     assert all(created.values()), f"empty files created: {[path for path, size in created.items() if not size]}"
+
+
+# -- --diff and the counts agree with what --fix does ----------------------------------------------------------------
+
+COUNTED = [REPO / "examples", REPO / "tests" / "reliability" / "fixable"]
+NOTE = re.compile(r"^(?:(\d+) fixable with `skill-lsp check --fix`\.)? ?(?:(\d+) more fixable with --unsafe-fixes.*)?$")
+
+
+def _contents(root: Path) -> dict[str, bytes]:
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+@pytest.mark.parametrize("tree", COUNTED, ids=[tree.name for tree in COUNTED])
+def test_the_fixable_counts_and_the_diff_are_what_fix_does(project: Project, tree: Path, unsafe: bool) -> None:
+    copy = project.root / tree.name
+    shutil.copytree(tree, copy, symlinks=True)
+    flags = ["--unsafe-fixes"] if unsafe else []
+    original = _contents(copy)
+    # the counts after a check: "N fixable ... M more fixable with --unsafe-fixes"
+    note = NOTE.match(project.run("check", cwd=copy).out.rstrip("\n").rsplit("\n", 1)[-1])
+    assert note is not None and note.group(1)
+    counted = int(note.group(1)) + (int(note.group(2) or 0) if unsafe else 0)
+    before = project.run("check", "--format", "json", cwd=copy).findings
+    assert counted == sum(1 for f in before if f["fix"] == "safe" or (unsafe and f["fix"] == "unsafe"))
+    diff = project.run("check", "--diff", *flags, cwd=copy)
+    assert _contents(copy) == original  # --diff writes nothing
+    assert f"Would fix {counted} issues." in diff.err
+
+    fixed = project.run("check", "--fix", *flags, cwd=copy)
+    assert f"Fixed {counted} issues." in fixed.out
+    after = project.run("check", "--format", "json", cwd=copy).findings
+    # every finding counted is gone (by code and message: a rename moves its file)
+    remaining = Counter((f["code"], f["message"]) for f in after)
+    counted_findings = [f for f in before if f["fix"] == "safe" or (unsafe and f["fix"] == "unsafe")]
+    assert not [f for f in counted_findings if remaining[(f["code"], f["message"])]]
+    # and the diff showed every change --fix made
+    now = _contents(copy)
+    changed = sorted(path for path in now if path in original and now[path] != original[path])
+    created = sorted(path for path in now if path not in original)
+    gone = sorted(path for path in original if path not in now)
+    assert changed or created or gone
+    for path in changed:
+        assert f"--- a/{path}\n+++ b/{path}\n" in diff.out, path
+    for path in created:  # a new file, or one renamed there
+        assert f"--- /dev/null\n+++ b/{path}\n" in diff.out or any(
+            f"rename to {moved}\n" in diff.out for moved in (path, *map(str, Path(path).parents))), path
+    for path in gone:
+        assert any(f"rename from {moved}\n" in diff.out for moved in (path, *map(str, Path(path).parents))), path
