@@ -127,6 +127,8 @@ _EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?\b|e\.g\.|for instance\b|such a
 # A line of a template to fill in: a bracketed placeholder that is no link ("- [c4-file.md](./c4-file.md) - [Description]").
 _TEMPLATE_LINE = re.compile(r"\[(?:[A-Z][a-z]+(?: [A-Za-z]+){0,3}|\.\.\.|TODO|TBD)\](?![(\[:])")
 _EXAMPLE_AFTER = re.compile(r"(?i)\bwould (?:be (?:helpful|useful)|help)\b|\bcould (?:be|hold|contain)\b")
+# right after a path, what says it is another skill's file: "Follow `references/ingest.md` in the llm-wiki skill"
+_OTHER_SKILL = re.compile(r"(?i)\W*(?:in|of|from) the [\w-]+ skill\b")
 # A list whose lead-in says its items are files to make or examples: "Move detailed content to
 # references/:", "Create a `references/` directory and move supporting material there:".
 _EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
@@ -986,7 +988,7 @@ def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], exa
             return "loose"  # "references/examples/scripts", "assets/code": folder names as words
     elif "](" in line[span[0] : span[1]]:
         return "loose"  # `[text](references/filename.md)`: link syntax shown as an example
-    if _EXAMPLE_BEFORE.search(line, 0, start) or _EXAMPLE_AFTER.search(line, end):
+    if _EXAMPLE_BEFORE.search(line, 0, start) or _EXAMPLE_AFTER.search(line, end) or _OTHER_SKILL.match(line, end):
         return "loose"
     return "bare"
 

@@ -355,3 +355,8 @@ def test_sk205_names_a_regular_expressions_group(check_skill):
 )
 def test_sk202_not_on_good_and_bad_examples_or_template_lines(check_skill, body):
     assert codes(check_skill(skill_md(body=body + "\n"), files={"scripts/run.py": "x\n"})) == []
+
+
+def test_sk202_not_on_another_skills_file(check_skill):
+    body = "Follow `references/ingest-workflow.md` in the llm-wiki skill.\n"
+    assert codes(check_skill(skill_md(body=body), files={"references/other.md": "x\n"})) == []
