@@ -784,7 +784,8 @@ class SkillLanguageServer(LanguageServer):
         return self.opened_as.get(path) or uri_of(path)
 
     def document_version(self, path: Path) -> int | None:
-        document = self.workspace.text_documents.get(unquote(uri_of(path)))  # pygls keys them unquoted
+        """The version of path's open document (by the URI it was opened with: uri_for), if it is open."""
+        document = self.workspace.text_documents.get(unquote(self.uri_for(path)))  # pygls keys them unquoted
         return document.version if document is not None else None
 
     def clear_pushed(self) -> None:
@@ -1346,8 +1347,7 @@ def _workspace_report(ls: SkillLanguageServer, previous: dict[str, str]) -> Seri
     for path in sorted(paths):
         uri = ls.uri_for(path)
         report = ls.report_for(path)
-        document = ls.workspace.text_documents.get(unquote(uri))  # pygls keys them unquoted
-        head = (f'"uri": {json.dumps(uri)}, "version": {json.dumps(document.version if document else None)}, '
+        head = (f'"uri": {json.dumps(uri)}, "version": {json.dumps(ls.document_version(path))}, '
                 f'"resultId": {json.dumps(report.result_id)}')
         if previous.get(uri) == report.result_id:
             parts.append(f'{{"kind": "unchanged", {head}}}')
@@ -1989,12 +1989,12 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
         if ls.capability("workspace", "workspace_edit", "document_changes"):
             return types.WorkspaceEdit(document_changes=[
                 types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(
-                    uri=uri_of(p), version=ls.document_version(p)), edits=list(e)) for p, e in edits.items()
+                    uri=ls.uri_for(p), version=ls.document_version(p)), edits=list(e)) for p, e in edits.items()
             ])
-        return types.WorkspaceEdit(changes={uri_of(p): e for p, e in edits.items()})
+        return types.WorkspaceEdit(changes={ls.uri_for(p): e for p, e in edits.items()})
     changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = [
         types.TextDocumentEdit(text_document=types.OptionalVersionedTextDocumentIdentifier(
-            uri=uri_of(p), version=ls.document_version(p)), edits=list(e)) for p, e in edits.items()
+            uri=ls.uri_for(p), version=ls.document_version(p)), edits=list(e)) for p, e in edits.items()
     ]
     changes.append(types.RenameFile(old_uri=uri_of(skill.directory), new_uri=uri_of(target_dir),
                                     options=types.RenameFileOptions(overwrite=False, ignore_if_exists=False)))
@@ -2072,7 +2072,8 @@ async def code_action(ls: SkillLanguageServer, params: types.CodeActionParams) -
                     if other is not None:
                         lines_of[edit.path] = other
             versions = {p: v for p in lines_of if (v := ls.document_version(p)) is not None}
-            change = workspace_edit(fix, lines_of, ls.codec, versions, resource_ops, document_changes)
+            change = workspace_edit(fix, lines_of, ls.codec, versions, resource_ops, document_changes,
+                                    {p: ls.uri_for(p) for p in lines_of})
             if change is None:
                 continue
             same = offered.get(repr(change))

@@ -223,8 +223,13 @@ def workspace_edit(
     versions: dict[Path, int],
     resource_operations: bool,
     document_changes: bool = True,
+    uris: dict[Path, str] | None = None,
 ) -> types.WorkspaceEdit | None:
-    """A Fix as a WorkspaceEdit; None when it needs file operations the client cannot do."""
+    """A Fix as a WorkspaceEdit; None when it needs file operations the client cannot do. uris: the URI an
+    edited file is open by where it is not its path's (opened through a symlinked directory)."""
+    def uri(path: Path) -> str:
+        return (uris or {}).get(path) or uri_of(path)
+
     by_file: dict[Path, list[types.TextEdit]] = {}
     for edit in fix.edits:
         lines = lines_of.get(edit.path)
@@ -236,11 +241,11 @@ def workspace_edit(
     if not document_changes and not (fix.renames or fix.creates):
         # file operations exist only in documentChanges: a client that announces resource operations
         # (Neovim does, without documentChanges) applies them there
-        return types.WorkspaceEdit(changes={uri_of(path): edits for path, edits in by_file.items()})
+        return types.WorkspaceEdit(changes={uri(path): edits for path, edits in by_file.items()})
     changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = []
     for path, edits in by_file.items():
         changes.append(types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri_of(path), version=versions.get(path)),
+            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri(path), version=versions.get(path)),
             edits=list(edits),
         ))
     for create in fix.creates:

@@ -141,3 +141,25 @@ async def test_an_open_file_in_an_excluded_folder_is_checked_with_its_roots(excl
     # only the name no skill has: 'quote-fare' is found under the excluded folder's own root
     assert codes(items) == ["AD101"]
     assert "unknown skill 'quote-fares'" in items[0].message
+
+
+async def test_a_quick_fix_in_a_file_opened_by_its_links_path_edits_that_document(shared_client: LanguageClient,
+                                                                                  shared_workspace: Path) -> None:
+    """The editor applies the edit to the document it has open (the link's path, at its version), not to
+    another buffer of the real path."""
+    client = shared_client
+    alias = shared_workspace / ".agentdeck/skills/quote/SKILL.md"
+    open_document(client, alias, version=3)
+    items = await diagnostics_for(client, alias, lambda items: "SK106" in codes(items))
+    target = next(item for item in items if item.code == "SK106")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri(alias)), range=target.range,
+        context=types.CodeActionContext(diagnostics=[target])))
+    fix = next(action for action in actions or [] if action.title == "Add the body's first paragraph as the description")
+    assert fix.edit is not None
+    edited = [change.text_document for change in fix.edit.document_changes or []
+              if isinstance(change, types.TextDocumentEdit)]
+    if edited:
+        assert [(each.uri, each.version) for each in edited] == [(uri(alias), 3)]
+    else:
+        assert list(fix.edit.changes or {}) == [uri(alias)]
