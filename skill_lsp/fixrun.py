@@ -142,17 +142,23 @@ def _changes_diff(changes: Changes, originals: dict[Path, Path], cwd: Path) -> s
     for path in sorted(changes.written):
         if not path.is_file():
             continue
-        after = path.read_text(encoding="utf-8")
+        after = _read(path)
         source = original(changes.origin(path))
         if not source.is_file():
             created.append(path)
             continue
-        parts += unified_diff(source.read_text(encoding="utf-8"), after, f"a/{display_path(source, cwd)}", f"b/{name(path)}")
+        parts += unified_diff(_read(source), after, f"a/{display_path(source, cwd)}", f"b/{name(path)}")
     for path in created:
-        parts += unified_diff("", path.read_text(encoding="utf-8"), "/dev/null", f"b/{name(path)}")
+        parts += unified_diff("", _read(path), "/dev/null", f"b/{name(path)}")
     for old, new in changes.renames:
         parts += [f"rename from {name(old)}\n", f"rename to {name(new)}\n"]
     return "".join(parts)
+
+
+def _read(path: Path) -> str:
+    """A file's text with its line endings as they are (what the fixes kept)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        return handle.read()
 
 
 def _copy_tree(source: Path, target: Path) -> None:

@@ -342,3 +342,10 @@ def test_the_fixable_counts_and_the_diff_are_what_fix_does(project: Project, tre
             f"rename to {moved}\n" in diff.out for moved in (path, *map(str, Path(path).parents))), path
     for path in gone:
         assert any(f"rename from {moved}\n" in diff.out for moved in (path, *map(str, Path(path).parents))), path
+
+
+def test_the_diff_keeps_the_line_endings_of_the_file(project: Project) -> None:
+    project.write({SKILL: "x"})
+    project.path(SKILL).write_bytes(b"---\r\nname: parse-reqest\r\ndescription: Parse it.\r\n---\r\n\r\nBody.\r\n")
+    diff = project.run("check", "--diff").out
+    assert "-name: parse-reqest\r\n+name: parse-request\r\n" in diff
