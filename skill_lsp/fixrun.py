@@ -120,9 +120,12 @@ def show_diff(workspaces: Workspaces, unsafe: bool, cwd: Path, recheck: Callable
         changes = Changes()
         count, _ = run_passes(recheck(tried), tried, unsafe, recheck, progress, changes)
         text = _changes_diff(changes, {copy: folder for folder, copy in copies.items()}, cwd)
-    if text:
-        sys.stdout.write(text)
-    print(f"Would fix {count} issue{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
+        # said before the copy is removed (a directory at a time: seconds for thousands of skills)
+        progress.stop()
+        if text:
+            sys.stdout.write(text)
+        print(f"Would fix {count} issue{'s' if count != 1 else ''}." if count else "No fixes available.", file=sys.stderr)
+        sys.stdout.flush()
     return 1 if text else 0
 
 
