@@ -42,11 +42,16 @@ def chosen_fix(finding: Finding) -> Fix | None:
 # "waitlist.md" -> "fleet.md"). Right most of the time, and a silent change of meaning when not: unsafe,
 # however preferred the editor's quick fix is.
 GUESSES = frozenset({"AD101", "CL103", "SK202"})
+# Rules whose fix writes the author's words taken from elsewhere: SK101's frontmatter has the body's first
+# paragraph as its description (what Claude Code lists the skill with; to AgentDeck and the specification's
+# clients, the words the model chooses the skill by). The editor prefers it; the command line applies it
+# with --unsafe-fixes, as SK106's.
+CHOSEN_WORDS = frozenset({"SK101"})
 
 
 def is_safe(finding: Finding, fix: Fix) -> bool:
     return (fix.preferred and bool(fix.edits) and not fix.creates and not fix.renames
-            and finding.code not in GUESSES)
+            and finding.code not in GUESSES and finding.code not in CHOSEN_WORDS)
 
 
 def applicable(finding: Finding, unsafe: bool) -> Fix | None:

@@ -238,7 +238,9 @@ def test_a_body_without_a_paragraph_gives_no_description_fix(project: Project) -
 def test_frontmatter_is_added_with_the_first_paragraph_or_not_at_all(project: Project) -> None:
     project.write({".agentdeck/skills/quote/SKILL.md": "Quote the fare.\n",
                    ".agentdeck/skills/steps/SKILL.md": "# Steps\n\n1. one\n"})
-    result = project.run("check", "--fix")
+    assert "1 more fixable with --unsafe-fixes" in project.run("check", "--fix").out  # the description is a choice
+    assert project.path(".agentdeck/skills/quote/SKILL.md").read_text(encoding="utf-8") == "Quote the fare.\n"
+    result = project.run("check", "--fix", "--unsafe-fixes")
     assert project.path(".agentdeck/skills/quote/SKILL.md").read_text(encoding="utf-8") == (
         "---\nname: quote\ndescription: Quote the fare.\n---\n\nQuote the fare.\n")
     # nothing to describe it with: the editor's fix puts the cursor there; the command line writes no placeholder
