@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -83,13 +84,18 @@ def _check(args: argparse.Namespace) -> int:
     named = [raw for raw in paths if raw not in unread]
     folders = workspaces(named, cwd, user_agents)
     progress = Progress(shows_progress(), "checking " + ", ".join(paths), _progress_delay())
-    def recheck(workspaces: Workspaces) -> Checked:
-        # (a scratch copy's is never cached: its folders are gone once --diff has shown them)
-        return _collect(workspaces, settings, location if workspaces is folders else None, progress)
 
+    def rechecking(copies: dict[Path, Path]) -> Callable[[Workspaces], Checked]:
+        """The check of the folders, or of --diff's scratch copies of them (original -> copy): the user's
+        directories among them are the copies', and a copy's outcome is never cached (it is gone once
+        --diff has shown it)."""
+        here = _relocated(settings, copies)
+        return lambda workspaces: _collect(workspaces, here, None if copies else location, progress)
+
+    recheck = rechecking({})
     try:
         if args.diff:
-            return show_diff(folders, args.unsafe_fixes, cwd, recheck, progress)
+            return show_diff(folders, args.unsafe_fixes, cwd, rechecking, progress)
         checked = recheck(folders)
         fixed = 0
         if args.fix:
@@ -116,6 +122,18 @@ def _check(args: argparse.Namespace) -> int:
     trace.report()
     failing = {Severity.ERROR} | ({Severity.WARNING} if args.strict else set())
     return 1 if any(finding.severity in failing for finding in findings) else 0
+
+
+def _relocated(settings: Config, copies: dict[Path, Path]) -> Config:
+    """settings with the user's skills and subagents directories in the copies where they lie in a folder copied."""
+    def moved(directory: Path | None) -> Path | None:
+        for original, copy in copies.items():
+            if directory is not None and within(directory, original):
+                return copy / directory.relative_to(original)
+        return directory
+
+    return replace(settings, user_skills_dir=moved(settings.user_skills_dir),
+                   user_agents_dir=moved(settings.user_agents_dir)) if copies else settings
 
 
 def _progress_delay() -> float:

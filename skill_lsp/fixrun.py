@@ -104,10 +104,11 @@ def run_passes(checked: Checked, workspaces: Workspaces, unsafe: bool, recheck: 
     return max(0, before - checked.fixable(unsafe)), checked
 
 
-def show_diff(workspaces: Workspaces, unsafe: bool, cwd: Path, recheck: Callable[[Workspaces], Checked],
-              progress: Progress) -> int:
+def show_diff(workspaces: Workspaces, unsafe: bool, cwd: Path,
+              rechecking: Callable[[dict[Path, Path]], Callable[[Workspaces], Checked]], progress: Progress) -> int:
     """--diff: every change --fix would make, as a unified diff on stdout, nothing written; exit 1 when
-    there is one (as ruff). The passes run on a scratch copy of the folders."""
+    there is one (as ruff). The passes run on a scratch copy of the folders, checked by
+    rechecking(original folder -> its copy)."""
     with tempfile.TemporaryDirectory(prefix="skill-lsp-diff-") as scratch:
         progress.phase("copying the folders to try the fixes on")
         copies: dict[Path, Path] = {}
@@ -118,6 +119,7 @@ def show_diff(workspaces: Workspaces, unsafe: bool, cwd: Path, recheck: Callable
                                                               if within(path, folder)})
                  for folder, only in workspaces]
         changes = Changes()
+        recheck = rechecking(copies)
         count, _ = run_passes(recheck(tried), tried, unsafe, recheck, progress, changes)
         text = _changes_diff(changes, {copy: folder for folder, copy in copies.items()}, cwd)
         # said before the copy is removed (a directory at a time: seconds for thousands of skills)

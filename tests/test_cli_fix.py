@@ -14,7 +14,7 @@ import pytest
 from skill_lsp.fixing import plan_fixes
 from skill_lsp.model import CreateFile, Finding, Fix, RenamePath, Severity, Span, TextEdit
 
-from .helpers import REPO, Project, codes, skill_md
+from .helpers import REPO, Project, codes, run_cli, skill_md
 
 TYPOS = {
     # SK108 (name is not the directory) and SK111 (a key typo): both have one preferred text edit
@@ -351,3 +351,18 @@ def test_the_diff_keeps_the_line_endings_of_the_file(project: Project) -> None:
     project.path(SKILL).write_bytes(b"---\r\nname: parse-reqest\r\ndescription: Parse it.\r\n---\r\n\r\nBody.\r\n")
     diff = project.run("check", "--diff").out
     assert "-name: parse-reqest\r\n+name: parse-request\r\n" in diff
+
+
+def test_the_diff_of_the_users_own_subagents(tmp_path: Path) -> None:
+    """A subagent in ~/.claude/agents is checked against the user's skills: so is --diff's copy of it."""
+    home = tmp_path / "home"
+    shutil.copytree(REPO / "tests" / "user_agents" / "home", home)
+    environment = {"HOME": str(home), "SKILL_LSP_USER_SKILLS_DIR": str(home / ".claude" / "skills")}
+    args = ["check", "--unsafe-fixes", ".claude/agents/reviewer.md"]
+    before = (home / ".claude/agents/reviewer.md").read_bytes()
+    diff = run_cli(*args, "--diff", cwd=home, env=environment)
+    assert diff.returncode == 1, diff.stderr
+    assert "-skills: [code-reveiw, project-only, tools:lint]\n+skills: [code-review, project-only, tools:lint]\n" in diff.stdout
+    assert "Would fix 1 issue." in diff.stderr
+    assert (home / ".claude/agents/reviewer.md").read_bytes() == before
+    assert "Fixed 1 issue." in run_cli(*args, "--fix", cwd=home, env=environment).stdout
