@@ -111,7 +111,7 @@ async def test_marketplace_plugin_skills_are_claude_code_skills(client: Language
     refund = workspace / "market/plugins/billing/skills/refund-policy/SKILL.md"
     items = await diagnostics_for(client, refund, lambda items: bool(items))
     assert codes(items) == ["SK108"]
-    assert items[0].severity == types.DiagnosticSeverity.Warning
+    assert items[0].severity == types.DiagnosticSeverity.Information
     assert "names it 'billing-tools:refund-policy' after its directory" in items[0].message
     glossary = await diagnostics_for(client, workspace / "market/plugins/docs-kit/custom/glossary/SKILL.md",
                                      lambda items: bool(items))

@@ -29,9 +29,9 @@ async def test_recoverable_yaml_is_a_warning_and_the_other_checks_still_run(clie
     assert yaml_error.range == types.Range(start=types.Position(line=2, character=21),
                                            end=types.Position(line=2, character=49))
     assert "Claude Code loads it after quoting line 3" in yaml_error.message
-    assert "strict loaders (Codex, the skills-ref validator, claude.ai upload) drop the skill" in yaml_error.message
+    assert "strict loaders (AgentDeck, the skills-ref validator, claude.ai upload) drop the skill" in yaml_error.message
     mismatch = next(item for item in items if item.code == "SK108")
-    assert mismatch.severity == types.DiagnosticSeverity.Warning
+    assert mismatch.severity == types.DiagnosticSeverity.Information
     assert mismatch.range.start == types.Position(line=1, character=6)
 
 

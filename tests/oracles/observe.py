@@ -2,6 +2,7 @@
 
     python tests/oracles/observe.py [CASE ...]            # print the observations as JSON
     python tests/oracles/observe.py --write [CASE ...]    # refresh expected.toml from them (review the diff)
+    python tests/oracles/observe.py --markdown            # expected.toml as the tables of docs/oracles.md
 
 --write keeps each row's `difference` and `note`, sets `status` by the agreement rule (table.disagreement),
 and keeps a documented difference while skill-lsp still says what it documents. The oracles come from
@@ -33,7 +34,37 @@ def observations(cases: list[str]) -> dict:
     return result
 
 
+def markdown() -> str:
+    """expected.toml as Markdown: one table per layout, then the documented differences."""
+    rows = load()
+    names = {"claude": "Claude Code 2.1.332 — `claude plugin validate --json` on `claude/`",
+             "spec": "skills-ref 0.1.1 — `agentskills validate` on each skill of `spec/skills/`",
+             "codex": "Codex 0.171.0 — `codex debug prompt-input` in `codex/` (which skills it lists)"}
+    out: list[str] = []
+
+    def cell(items: list[str]) -> str:
+        return "<br>".join(item.replace("|", "\\|") for item in items) or "—"
+
+    for layout in LAYOUTS:
+        out += [f"### {names[layout]}", "", "| Case | File | Oracle | skill-lsp | Status |", "|---|---|---|---|---|"]
+        for row in rows:
+            if row["layout"] == layout:
+                question = (FIXTURES / row["case"] / "QUESTION").read_text(encoding="utf-8").strip()
+                status = {"agree": "agree", "bug": "**bug**", "difference": "difference ¹"}[row["status"]]
+                out.append(f"| `{row['case']}` ({question}) | `{row['file']}` | {cell(row['oracle'])} | "
+                           f"{cell(row['skill_lsp'])} | {status} |")
+        out.append("")
+    out += ["### ¹ Documented differences", ""]
+    for row in rows:
+        if row["status"] == "difference":
+            out.append(f"- `{row['case']}` / {row['layout']} / `{row['file']}`: {row['difference']}")
+    return "\n".join(out) + "\n"
+
+
 def main(argv: list[str]) -> int:
+    if "--markdown" in argv:
+        sys.stdout.write(markdown())
+        return 0
     write = "--write" in argv
     chosen = [arg for arg in argv if not arg.startswith("--")]
     cases = chosen or sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
