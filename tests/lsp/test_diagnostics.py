@@ -240,11 +240,11 @@ async def test_adding_and_removing_workspace_folders(client: LanguageClient, wor
     extra = tmp_path / "extra"
     (extra / ".agents/skills/gamma").mkdir(parents=True)
     skill = extra / ".agents/skills/gamma/SKILL.md"
-    skill.write_text("---\nname: Gamma\ndescription: Gamma.\n---\n\nBody.\n")
+    skill.write_text("---\nname: gamma\n---\n\nBody.\n")  # no description: Codex skips it
     client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(
         added=[types.WorkspaceFolder(uri=uri(extra), name="extra")], removed=[])))
     items = await diagnostics_for(client, skill, lambda items: bool(items))
-    assert "SK109" in codes(items)
+    assert "SK106" in codes(items)
     client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(event=types.WorkspaceFoldersChangeEvent(
         added=[], removed=[types.WorkspaceFolder(uri=uri(extra), name="extra")])))
     items = await diagnostics_for(client, skill, lambda items: items == [])
