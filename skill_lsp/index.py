@@ -46,6 +46,9 @@ class Root:
     # the origins of the other roots that see this root's skills through a symlinked directory
     # (`.claude/skills -> ../skills`): their runtimes load the skills too
     also: tuple[str, ...] = ()
+    # a plugin that is one skill (its SKILL.md at the plugin's top, `"skills": ["./"]`): Claude Code names
+    # the skill by its frontmatter name (CHANGELOG 2.1.94), not by its directory
+    whole: bool = False
 
     def describe(self) -> str:
         return f"{self.path} ({self.origin})"
@@ -186,10 +189,11 @@ class SkillEntry:
     def key(self) -> str:
         """The name agents list it by: AgentDeck's registry is keyed by the frontmatter name,
         Claude's by the directory name (with a plugin's prefix)."""
-        if self.profile == Profile.AGENTDECK:
+        if self.profile == Profile.AGENTDECK or (self.root is not None and self.root.whole):
             name = self.facts.name
             if name is not None and name.strip():
-                return name
+                return (self.root.prefix if self.root is not None and self.root.whole else "") + (
+                    name if self.profile == Profile.AGENTDECK else name.strip())
         return (self.root.prefix if self.root else "") + self.dir_name
 
     @property
@@ -1099,7 +1103,7 @@ class _Builder:
                 # its skills are installed by copying them into a runtime's root, so they are checked as
                 # a collection's, not reported as undiscovered
                 self.add_root(Root(root_dir, Profile.SPEC, "collection"))
-            elif skills_of_root[root_text] >= 2 and not _below_conventional_root(root_dir):
+            elif skills_of_root[root_text] >= 2 and not _below_conventional_root(root_dir) and not self.below_a_root(root_dir):
                 # a directory of skill directories by another name (composio-skills/<name>/, a repository's
                 # top level): a catalog installed by copying, checked as a collection. Below a runtime's
                 # own root (.claude/skills/group/<name>/) it stays undiscovered (SK302): the runtime
@@ -1109,7 +1113,8 @@ class _Builder:
         sections = {split_text(str(path))[0] for path, root in model.roots.items() if root.origin == "collection"}
         for root_text, path in first_of_root.items():
             root_dir = path.parent.parent
-            if root_dir not in model.roots and split_text(root_text)[0] in sections and not _below_conventional_root(root_dir):
+            if (root_dir not in model.roots and split_text(root_text)[0] in sections and not _below_conventional_root(root_dir)
+                    and not self.below_a_root(root_dir)):
                 self.add_root(Root(root_dir, Profile.SPEC, "collection"))
 
         self.alias_roots()
@@ -1133,6 +1138,12 @@ class _Builder:
                 self.add_root(root)
             self.consulted.add(str(real))
 
+    def below_a_root(self, directory: Path) -> bool:
+        """Whether directory lies inside a configured or plugin root (a plugin's skills/expertise/): its runtime
+        scans the root's direct children only, so a group below it is no collection of its own."""
+        return any(root.origin in ("plugin", "config") and parent in self.model.roots and self.model.roots[parent] is root
+                   for parent in directory.parents for root in (self.model.roots.get(parent),) if root is not None)
+
     def sub_documents(self, skill_paths: list[tuple[Path, Path]]) -> set[str]:
         """The SKILL.md files that are documents of another skill, not skills (SPEC 2.6): those in a
         directory below another SKILL.md's directory (`<skill>/<topic>/SKILL.md`, linked from the parent as
@@ -1151,6 +1162,8 @@ class _Builder:
         for (_, folder), (text, root_text, name) in zip(skill_paths, cuts, strict=True):
             if root_text in roots or _conventional_root_text(root_text):
                 continue
+            if split_text(root_text)[1] == "skills" and name == "SKILL.md":
+                continue  # a skills/ collection, even below a repository's own top-level SKILL.md
             if name != "SKILL.md" and split_text(root_text)[1] != "skills":
                 found.add(text)  # a page named skill.md (docs/cli/skill.md) outside every root: no skill file
                 continue
@@ -1293,6 +1306,10 @@ class _Builder:
                 values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
                 paths += [(name or own, item) for item in values if isinstance(item, str)]
             default = plugin_dir / "skills"
+            if not paths and not self.exists(default) and (plugin_dir / "SKILL.md").is_file():
+                # a plugin whose SKILL.md is at its top, with no skills/ and no `skills` entry: Claude Code
+                # 2.1.332 loads it as the plugin's one skill (`claude plugin validate` lists <plugin>:<name>)
+                paths = [(own, "./")]
             if self.exists(default):
                 self.add_root(Root(default, Profile.CLAUDE, "plugin", own + ":"))
             for name, written in paths:
@@ -1308,7 +1325,8 @@ class _Builder:
                     # share (anthropics/skills: two marketplace entries over one skills/): its name
                     # takes this plugin's prefix, whatever the root's
                     root = Root(target.parent, Profile.CLAUDE, "plugin", prefix)
-                    self.listed_skills.setdefault(str(target), root)
+                    self.listed_skills.setdefault(str(target), Root(target.parent, Profile.CLAUDE, "plugin", prefix,
+                                                                    whole=target == plugin_dir))
                     self.add_root(root)
                 else:
                     self.add_root(Root(target, Profile.CLAUDE, "plugin", prefix))

@@ -80,3 +80,20 @@ def test_two_marketplace_entries_over_one_skills_directory_name_their_own_skills
     messages = {f["path"]: f["message"] for f in project.check() if f["code"] == "SK108"}
     assert "names it 'document-skills:pdf' after its directory" in messages["skills/pdf/SKILL.md"]
     assert "names it 'example-skills:art' after its directory" in messages["skills/art/SKILL.md"]
+
+
+def test_a_plugin_whose_skill_md_is_at_its_top_is_one_skill_named_by_its_frontmatter(check_project):
+    # a marketplace entry "./ios-dev" with SKILL.md at the plugin's top and no skills/: Claude Code 2.1.332 loads
+    # it as the plugin's skill, named by its frontmatter (claude plugin validate lists ios-dev:developing-ios-apps)
+    findings = check_project({
+        ".claude-plugin/marketplace.json": json.dumps({"name": "market", "owner": {"name": "me"}, "plugins": [
+            {"name": "ios-dev", "source": "./iOS-APP-developer"}]}),
+        "iOS-APP-developer/SKILL.md": "---\nname: developing-ios-apps\ndescription: Build iOS apps.\ncompatibility: "
+                                      + "x" * 503 + "\n---\nBody.\n",
+        ".claude/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews.\nskills: [ios-dev:developing-ios-apps,"
+                                      " ios-dev:nope]\n---\nReview.\n",
+    })
+    # no SK108 (named by its frontmatter), no SK112 (Claude Code does not read compatibility): only the
+    # subagent's unknown name
+    assert [(f["code"], f["path"]) for f in findings] == [("CL103", ".claude/agents/reviewer.md")]
+    assert "'ios-dev:nope'" in findings[0]["message"]

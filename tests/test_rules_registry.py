@@ -216,3 +216,25 @@ def test_a_catalogs_section_of_one_skill_beside_sections_of_several(check_projec
         "catalog/skills/(learning)/tutor/SKILL.md": skill_md("tutor"),
     })
     assert findings == []
+
+
+def test_a_top_level_skill_md_leaves_the_skills_collection_below_it_alone(check_project):
+    # a repository that is itself a skill (SKILL.md at its top) and also holds skills/<name>/: those are skills
+    findings = check_project({
+        "SKILL.md": skill_md("proj"),
+        "skills/context-compression/SKILL.md": skill_md("context-compression"),
+        "skills/memory/SKILL.md": skill_md("Memory"),
+    })
+    assert [(f["path"], f["code"]) for f in findings if f["severity"] == "error"] == [
+        ("skills/memory/SKILL.md", "SK108"), ("skills/memory/SKILL.md", "SK109")]
+
+
+def test_a_group_below_a_plugins_skills_root_is_no_collection(check_project):
+    findings = check_project({
+        "plug/.claude-plugin/plugin.json": '{"name": "plug"}\n',
+        "plug/skills/create-plans/SKILL.md": skill_md("create-plans"),
+        "plug/skills/expertise/iphone-apps/SKILL.md": skill_md("build-iphone-apps"),
+        "plug/skills/expertise/macos-apps/SKILL.md": skill_md("build-macos-apps"),
+    })
+    # not discovered by Claude Code (a warning); what the specification says of them is a note until they are
+    assert {(f["code"], f["severity"]) for f in findings if f["severity"] in ("error", "warning")} == {("SK302", "warning")}

@@ -70,6 +70,10 @@ class _Judged:
             if outcome is not None:
                 verdicts[each.label] = [int(outcome.consequence), outcome.does]
         message = f"{problem}; {account}" + (f" — {advice}" if advice else "")
+        if self.skill.root is None and not self.skill.external and severity < Severity.INFORMATION:
+            # no runtime discovers the file where it is (SK302 says so): what the specification would say of
+            # it is a note until it is put in a root (`.claude/skills/group/<name>/`, a loose SKILL.md)
+            severity = Severity.INFORMATION
         self.reporter.report(code, self.skill.path, span, message, profile=self.skill.profile, fixes=fixes,
                              data={**(data or {}), "verdicts": verdicts}, severity=severity)
         return True
@@ -408,7 +412,9 @@ def _check_name(judged: _Judged, entry: Field) -> None:
                 fixes.append(Fix(f"Rename the directory to '{value}'", renames=(RenamePath(skill.directory, target),)))
         def mismatch(runtime: Runtime) -> Outcome | None:
             said = runtime.name_mismatch
-            return said if said is None else Outcome(said.consequence, said.does.replace("{key}", skill.key))
+            if said is None or (runtime.key == "claude-code" and skill.root is not None and skill.root.whole):
+                return None  # a plugin that is one skill is named by its frontmatter (CHANGELOG 2.1.94)
+            return Outcome(said.consequence, said.does.replace("{key}", skill.key))
         judged.report("SK108", entry.value_span, f"name '{value}' differs from the directory name '{expected}'",
                       mismatch, fixes=fixes, data={"expected_name": expected})
 
