@@ -102,6 +102,15 @@ SKILLS: dict[str, tuple[str, dict[str, str | bytes]]] = {
         "csv-clean": fm("name: csv-clean", "description: Clean CSV files.", "description: Clean CSV files before import.")}),
     "when-to-use-long": ("description + when_to_use together over 1,536", {
         "csv-clean": fm("name: csv-clean", f"description: {LONG_1100}", f"when_to_use: {LONG_1100[:600]}")}),
+    "name-angle-brackets": ("< and > in the name", {
+        "csv-clean": fm("name: csv <clean>", "description: Clean CSV files before import.")}),
+    "boolean-invalid": ("a boolean written as maybe", {
+        "csv-clean": fm("name: csv-clean", "description: Clean CSV files before import.", "user-invocable: maybe")}),
+    "tab-indent": ("a metadata entry indented with a tab", {
+        "csv-clean": fm("name: csv-clean", "description: Clean CSV files before import.", "metadata:", "\towner: data-team")}),
+    "hooks-invalid": ("hooks that are not a mapping of events, beside allowed-tools", {
+        "csv-clean": fm("name: csv-clean", "description: Clean CSV files before import.", "allowed-tools: Read",
+                        "hooks: run-lint")}),
     "claude-fields": ("Claude Code's own fields (valid values)", {
         "csv-clean": fm("name: csv-clean", "description: Clean CSV files before import.", "when_to_use: When a CSV arrives.",
                         "model: inherit", "effort: high", "context: fork", "agent: general-purpose", "shell: Bash",
@@ -129,6 +138,13 @@ CLAUDE: dict[str, tuple[str, dict[str, str]]] = {
     "agent-bad-values": ("a subagent with a bad model, permissionMode and maxTurns", {
         ".claude/agents/reviewer.md": fm("name: reviewer", "description: Reviews code changes.", "model: gpt-4",
                                          "permissionMode: yolo", "maxTurns: many", body="You review code.\n")}),
+    "agent-name-colon": ("a subagent whose name holds a ':'", {
+        ".claude/agents/reviewer.md": fm("name: team:reviewer", "description: Reviews code changes.", body="You review code.\n")}),
+    "plugin-skills-path": ("plugin.json listing a custom skills directory and a file path", {
+        ".claude-plugin/plugin.json": '{\n  "name": "csv-kit",\n  "skills": ["./extra", "./README.md"]\n}\n',
+        "README.md": "# csv-kit\n",
+        "extra/csv-split/SKILL.md": fm("name: csv-split", "description: Split large CSV files."),
+        "skills/csv-clean/SKILL.md": fm("name: csv-clean", "description: Clean CSV files before import.")}),
     "agent-no-frontmatter": ("a subagent file without frontmatter", {
         ".claude/agents/reviewer.md": "You review code.\n"}),
     "plugin-valid": ("a plugin: manifest and a skill (control)", {

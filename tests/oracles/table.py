@@ -10,6 +10,8 @@ One row per (case, layout, file):
     skill_lsp = ["SK106 warning"]        # what skill-lsp reports on the file today
     status = "agree"                     # agree | bug | difference
     difference = "..."                   # status = difference: what the runtime's loader does, with the evidence
+    loader = "error"                     # optional: a loader fact the oracle misses calls for this severity at least
+    loader_evidence = "..."              # ... and where it is (runtime file or function, version)
 
 Severity of a finding: error, warning, or note (Codex: "note: loaded as NAME" / "error: not loaded").
 """
@@ -47,16 +49,22 @@ def matches(recorded: list[str], observed: list[str]) -> bool:
     return sorted(recorded) == sorted(phrase(item) for item in observed)
 
 
-def disagreement(oracle: list[str], ours: list[str]) -> str | None:
+def disagreement(oracle: list[str], ours: list[str], requires: str | None = None) -> str | None:
     """Why skill-lsp disagrees with the oracle on a file, or None.
 
     - skill-lsp reports an error only where the oracle reports one (Codex: does not load the skill);
-    - where the oracle reports an error skill-lsp reports at least a warning;
+    - where the oracle reports an error skill-lsp reports at least a warning (Claude Code's validator calls
+      errors some things its runtime tolerates), and an error where Codex does not load the skill;
     - where the oracle says nothing (Codex: loads it) skill-lsp reports nothing or information.
-    Oracle warnings allow anything short of an error."""
+    Oracle warnings allow anything short of an error. `requires` (a row's `loader`): a documented loader fact the
+    oracle does not report calls for at least this severity."""
     worst_oracle = max((_ORACLE_RANK.get(item.split(":")[0], 0) for item in oracle), default=0)
     worst_ours = max((_OURS_RANK.get(item.split()[-1], 0) for item in ours), default=0)
-    if worst_ours == 3 and worst_oracle < 3:
+    if requires is not None and worst_ours < _OURS_RANK[requires]:
+        return f"the runtime's loader (row `loader`) calls for at least {requires}; skill-lsp reports less"
+    if "error: not loaded" in oracle and worst_ours < 3:
+        return "the runtime does not load the skill (Codex's listing leaves it out); skill-lsp reports no error"
+    if worst_ours == 3 and worst_oracle < 3 and requires != "error":
         return "skill-lsp reports an error where the oracle reports none"
     if worst_oracle == 3 and worst_ours < 2:
         return "the oracle reports an error that skill-lsp does not report"
@@ -84,7 +92,7 @@ def dump(rows: list[dict[str, Any]], header: str) -> str:
             items = row[key]
             out.append(f"{key} = [" + ", ".join(_string(item) for item in items) + "]\n")
         out.append(f"status = {_string(row['status'])}\n")
-        for key in ("difference", "note"):
+        for key in ("difference", "loader", "loader_evidence", "note"):
             if row.get(key):
                 out.append(f"{key} = {_string(row[key])}\n")
     return "".join(out)
@@ -105,13 +113,13 @@ def refresh(observations: dict[str, dict[str, dict[str, dict[str, list[str]]] | 
                 before = previous.get((case, layout, file), {})
                 row = {"case": case, "layout": layout, "file": file,
                        "oracle": sorted(phrase(item) for item in said["oracle"]), "skill_lsp": said["skill_lsp"]}
-                if disagreement(said["oracle"], said["skill_lsp"]) is None:
+                if disagreement(said["oracle"], said["skill_lsp"], before.get("loader")) is None:
                     row["status"] = "agree"
                 elif before.get("status") == "difference" and before.get("skill_lsp") == said["skill_lsp"]:
                     row["status"] = "difference"
                 else:
                     row["status"] = "bug"
-                for key in ("difference", "note"):
+                for key in ("difference", "loader", "loader_evidence", "note"):
                     if before.get(key):
                         row[key] = before[key]
                 rows.append(row)

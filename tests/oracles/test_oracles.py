@@ -81,11 +81,12 @@ def test_skill_lsp_agrees(row: dict) -> None:
     said = _said(row)
     if row["status"] == "difference":
         assert row.get("difference"), f"{_id(row)}: a difference needs its evidence"
+        assert not row.get("loader") or row.get("loader_evidence"), f"{_id(row)}: a loader fact needs its evidence"
         assert sorted(said["skill_lsp"]) == sorted(row["skill_lsp"]), (
             f"{_id(row)}: skill-lsp now says {said['skill_lsp']}; the documented difference is about "
             f"{row['skill_lsp']} — check it against the oracle ({said['oracle']}) and update the row")
         return
-    problem = disagreement(said["oracle"], said["skill_lsp"])
+    problem = disagreement(said["oracle"], said["skill_lsp"], row.get("loader"))
     assert problem is None, f"{_id(row)}: {problem}: oracle {said['oracle']}, skill-lsp {said['skill_lsp']}"
 
 
