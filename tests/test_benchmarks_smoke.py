@@ -24,6 +24,7 @@ FIGURES = [
 ]
 
 
+@pytest.mark.slow
 def test_quick_run_prints_every_figure_with_its_floor(tmp_path: Path) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "run.py"), "--quick", "--no-skills-ref", "--out", str(tmp_path)],

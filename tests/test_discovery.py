@@ -501,6 +501,7 @@ def test_a_helper_sends_its_share_in_parts_and_one_lost_on_the_way_means_walking
         assert walks == [1, 0]  # a part lost: walked again by this process alone
 
 
+@pytest.mark.slow
 def test_a_helper_walks_on_past_a_full_pipe_while_this_process_is_busy(tmp_path, monkeypatch):
     """The server's head start imports its protocol while the helper walks: a helper that waited for
     the full pipe to be read ran past its deadline, and the walk was lost (at 10,000 skills, the pipe
@@ -521,6 +522,7 @@ def test_a_helper_walks_on_past_a_full_pipe_while_this_process_is_busy(tmp_path,
     assert _shape(walked) == _shape(alone)
 
 
+@pytest.mark.slow
 def test_a_walk_ends_once_a_helper_says_it_stopped(tmp_path, monkeypatch):
     """The head start's deadline moves by the protocol's import, for this process only: its helpers
     stop at the deadline itself. When one has, the walk is lost, and this process stops too instead of

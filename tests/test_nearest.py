@@ -34,6 +34,7 @@ def test_may_reach_never_turns_away_a_name_difflib_accepts(word: str, choice: st
         assert may_reach(choice, word)
 
 
+@pytest.mark.slow
 def test_close_matches_is_difflib_over_a_large_registry() -> None:
     rng = random.Random(7)
     names = sorted({f"{rng.choice(WORDS[:6])}-{rng.choice(WORDS[:6])}-{rng.randrange(10**5):05d}" for _ in range(5000)})

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
 
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not on PATH")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not on PATH")]
 
 
 def cache_dir() -> Path:

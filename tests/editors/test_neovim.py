@@ -30,7 +30,8 @@ NVIM = shutil.which("nvim")
 SERVER = [sys.executable, "-m", "skill_lsp", "serve"]
 ENTRY = "- parse-request: Extract pickup, dropoff, and date from a free-text booking request."
 
-pytestmark = pytest.mark.skipif(NVIM is None, reason="nvim is not on PATH (Debian/Ubuntu: apt-get install neovim)")
+pytestmark = [pytest.mark.e2e,
+              pytest.mark.skipif(NVIM is None, reason="nvim is not on PATH (Debian/Ubuntu: apt-get install neovim)")]
 
 
 def isolated_env(home: Path, **extra: str) -> dict[str, str]:

@@ -26,6 +26,7 @@ REPO = HERE.parent.parent
 PROJECT = HERE / "project"
 
 pytestmark = [
+    pytest.mark.e2e,
     pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
                        reason="pre-commit is not installed (pip install pre-commit, or the 'test' extra)"),
     pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH"),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -18,12 +18,23 @@ SERVER = [sys.executable, "-m", "skill_lsp", "serve"]
 PROFILES = ["visual-studio-code", "neovim"]
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A fresh copy of the fixture project for each test."""
-    target = tmp_path / "project"
-    shutil.copytree(PROJECT, target)
-    return target
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared_server: the tests of this module that use `client` share one server a "
+                            "profile (the fixture project is put back, and the documents they open closed, after each)")
+    config.addinivalue_line("markers", "fresh_server: this test needs a server of its own (it changes settings or "
+                            "folders, or something the reset after a shared test cannot put back)")
+
+
+@pytest.fixture(scope="module")
+def lsp_project() -> Path:
+    """The project the tests of a module run in, as it is before each of them (a module may define its own)."""
+    return PROJECT
+
+
+@pytest.fixture(scope="module", params=PROFILES)
+def profile(request: pytest.FixtureRequest) -> str:
+    """The client capability profile `client` initialises the server with."""
+    return str(request.param)
 
 
 def initialize_params(profile: str, folder: Path, options: dict[str, object] | None = None,
@@ -39,13 +50,167 @@ def initialize_params(profile: str, folder: Path, options: dict[str, object] | N
     )
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path,
-                 monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AsyncIterator[None]:
-    await lsp_client.initialize_session(initialize_params(request.param, workspace))
+def _shares(request: pytest.FixtureRequest) -> bool:
+    """Whether this test's `client` is its module's shared server."""
+    node = request.node
+    return (node.get_closest_marker("shared_server") is not None and node.get_closest_marker("fresh_server") is None
+            and "client" in request.fixturenames)
+
+
+@pytest.fixture
+def workspace(request: pytest.FixtureRequest, tmp_path: Path, lsp_project: Path) -> Path:
+    """A fresh copy of the fixture project for each test (the shared server's copy, put back after each
+    test, for a test that shares it)."""
+    if _shares(request):
+        shared: SharedServer = request.getfixturevalue("shared_server")
+        return shared.workspace
+    target = tmp_path / "project"
+    shutil.copytree(lsp_project, target, symlinks=True)
+    return target
+
+
+@pytest.fixture(scope="module")
+async def shared_server(profile: str, lsp_project: Path, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
+    """The server the module's shared tests use, started by the first of them."""
+    shared = SharedServer(profile, lsp_project, tmp_path_factory.mktemp("shared") / "project")
+    yield shared
+    if shared.client is not None:
+        await shared.client.shutdown_session()
+        await shared.client.stop()
+
+
+@pytest.fixture
+async def client(request: pytest.FixtureRequest, profile: str, workspace: Path,
+                 shared_server: SharedServer) -> AsyncIterator[LanguageClient]:
+    """A client whose server has indexed workspace: the module's shared one, or one of the test's own."""
+    if _shares(request):
+        yield await shared_server.start()
+        await shared_server.reset()
+        return
+    lsp_client = await ClientServerConfig(server_command=SERVER).start()
+    await lsp_client.initialize_session(initialize_params(profile, workspace))
     await wait_for_index(lsp_client)
-    yield
+    yield lsp_client
     await lsp_client.shutdown_session()
+    await lsp_client.stop()
+
+
+class SharedServer:
+    """One server for the tests of a module that use `client`, in a copy of the module's project. After
+    each test the documents it opened are closed and the project on disk is put back (the server told of
+    what changed), and the next test begins once the published diagnostics are those of the first index
+    again; what the client recorded (messages, logs) is cleared."""
+
+    SETTLE_ATTEMPTS = 60  # seconds, about, for the diagnostics to be those of the first index again
+
+    def __init__(self, profile: str, project: Path, workspace: Path) -> None:
+        self.profile = profile
+        self.project = project
+        self.workspace = workspace
+        shutil.copytree(project, workspace, symlinks=True)
+        self.client: LanguageClient | None = None
+        self.baseline: dict[str, list[types.Diagnostic]] = {}
+        self.opened: set[str] = set()
+
+    async def start(self) -> LanguageClient:
+        if self.client is not None:
+            return self.client
+        client = self.client = await ClientServerConfig(server_command=SERVER).start()
+        opened = self.opened
+        open_, close = client.text_document_did_open, client.text_document_did_close
+
+        def did_open(params: types.DidOpenTextDocumentParams) -> None:
+            opened.add(params.text_document.uri)
+            open_(params)
+
+        def did_close(params: types.DidCloseTextDocumentParams) -> None:
+            opened.discard(params.text_document.uri)
+            close(params)
+
+        client.text_document_did_open = did_open  # type: ignore[method-assign]
+        client.text_document_did_close = did_close  # type: ignore[method-assign]
+        await client.initialize_session(initialize_params(self.profile, self.workspace))
+        await wait_for_index(client)
+        self.baseline = _published(client)
+        return client
+
+    async def reset(self) -> None:
+        client = self.client
+        if client is None:
+            return
+        for opened in sorted(self.opened):
+            client.text_document_did_close(types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=opened)))
+        events = [types.FileEvent(uri=uri(path), type=kind) for path, kind in _put_back(self.workspace, self.project)]
+        if events:
+            client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=events))
+        client.messages.clear()
+        client.shown_documents.clear()
+        client.log_messages.clear()
+        client._last_log_index = client._setup_log_index = 0
+        for _ in range(self.SETTLE_ATTEMPTS):
+            if _published(client) == self.baseline:
+                return
+            try:
+                await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 1)
+            except asyncio.TimeoutError:
+                continue
+        differing = sorted(key for key in {*self.baseline, *_published(client)}
+                           if self.baseline.get(key) != _published(client).get(key))
+        await self.restart()
+        raise AssertionError(f"the shared server did not come back to the state of its first index: {differing}; "
+                             "mark the test fresh_server")
+
+    async def restart(self) -> None:
+        """End the server whatever its state; the next test starts one anew, in the project as it was."""
+        client, self.client = self.client, None
+        self.opened.clear()
+        if client is not None:
+            await end(client)
+            shutil.rmtree(self.workspace)
+            shutil.copytree(self.project, self.workspace, symlinks=True)
+
+
+def _published(client: LanguageClient) -> dict[str, list[types.Diagnostic]]:
+    """The diagnostics shown now, by URI (none and an empty list alike)."""
+    return {key: list(items) for key, items in client.diagnostics.items() if items}
+
+
+def _put_back(workspace: Path, project: Path) -> list[tuple[Path, types.FileChangeType]]:
+    """Make workspace the same tree as project again: what was deleted, created or changed for that."""
+    events: list[tuple[Path, types.FileChangeType]] = []
+    for directory, folders, files in os.walk(workspace, topdown=True):
+        here = Path(directory)
+        twin = project / here.relative_to(workspace)
+        for name in list(folders):
+            if not (twin / name).is_dir() or (here / name).is_symlink() != (twin / name).is_symlink():
+                target = here / name
+                if target.is_symlink():
+                    target.unlink()
+                else:
+                    shutil.rmtree(target)
+                folders.remove(name)
+                events.append((target, types.FileChangeType.Deleted))
+        for name in files:
+            if not (twin / name).is_file():
+                (here / name).unlink()
+                events.append((here / name, types.FileChangeType.Deleted))
+    for directory, _, files in os.walk(project):
+        here = Path(directory)
+        twin = workspace / here.relative_to(project)
+        if not twin.is_dir():
+            shutil.copytree(here, twin, symlinks=True)
+            events.extend((twin / name, types.FileChangeType.Created) for name in files)
+            continue
+        for name in files:
+            source, target = here / name, twin / name
+            if not target.is_file():
+                shutil.copy2(source, target)
+                events.append((target, types.FileChangeType.Created))
+            elif target.read_bytes() != source.read_bytes():
+                shutil.copy2(source, target)
+                events.append((target, types.FileChangeType.Changed))
+    return events
 
 
 async def end(client: LanguageClient) -> None:

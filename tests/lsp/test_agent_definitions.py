@@ -3,8 +3,6 @@ navigation, rename, quick fixes, incremental updates and position encodings."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,6 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .conftest import (
-    PROFILES,
     SERVER,
     apply_edits,
     change_document,
@@ -36,20 +33,22 @@ CODE_REVIEW = ".claude/skills/code-review/SKILL.md"
 LANGUAGES = {".md": "markdown", ".ts": "typescript", ".mjs": "javascript", ".py": "python"}
 
 
+pytestmark = pytest.mark.shared_server
+
+
+@pytest.fixture(scope="module")
+def lsp_project() -> Path:
+    return PROJECT
+
+
 @pytest.fixture
-def agents_workspace(tmp_path: Path) -> Path:
-    target = tmp_path / "agents"
-    shutil.copytree(PROJECT, target)
-    return target
+def agents_workspace(workspace: Path) -> Path:
+    return workspace
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
-async def agents_client(lsp_client: LanguageClient, request: pytest.FixtureRequest,
-                        agents_workspace: Path) -> AsyncIterator[None]:
-    await lsp_client.initialize_session(initialize_params(request.param, agents_workspace))
-    await wait_for_index(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+@pytest.fixture
+def agents_client(client: LanguageClient) -> LanguageClient:
+    return client
 
 
 def doc(path: Path) -> types.TextDocumentIdentifier:

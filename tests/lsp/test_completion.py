@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,14 +12,19 @@ from pytest_lsp import LanguageClient
 
 from skill_lsp.server.app import COMPLETION_LIMIT
 
-from .conftest import change_document, open_document, uri
+from .conftest import PROJECT, change_document, open_document, uri
 
 AGENT = ".agentdeck/agents/booking/agent.py"
 SKILLS = 150  # more than COMPLETION_LIMIT
 
 
-@pytest.fixture
-def workspace(workspace: Path) -> Path:
+pytestmark = pytest.mark.shared_server
+
+
+@pytest.fixture(scope="module")
+def lsp_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    workspace = tmp_path_factory.mktemp("completion") / "project"
+    shutil.copytree(PROJECT, workspace)
     for number in range(SKILLS):
         name = f"{'translate' if number % 3 else 'summarize'}-text-{number:03d}"
         skill = workspace / ".agentdeck/skills" / name / "SKILL.md"
@@ -98,6 +104,7 @@ async def test_names_are_offered_in_the_text_just_typed_while_its_analysis_runs(
     assert [item.label for item in result.items] == sorted(f"summarize-text-{number:03d}" for number in range(0, SKILLS, 3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("analysed", [True, False], ids=["after its analysis", "right after its open"])
 async def test_names_are_offered_in_a_file_of_megabytes(client: LanguageClient, workspace: Path, analysed: bool) -> None:
     """Completion asks a file over 256 KB what its imports are without parsing all of it (a second

@@ -25,6 +25,8 @@ from .conftest import (
     wait_for_index,
 )
 
+pytestmark = pytest.mark.shared_server
+
 AGENT = ".agentdeck/agents/booking/agent.py"
 PARSE = ".agentdeck/skills/parse-request/SKILL.md"
 
@@ -236,6 +238,7 @@ async def test_multi_root_workspaces_are_all_indexed(multi_root_client: Language
     assert second[0].severity == types.DiagnosticSeverity.Information  # a display label (docs/runtimes.md)
 
 
+@pytest.mark.fresh_server  # (it changes the workspace folders)
 async def test_adding_and_removing_workspace_folders(client: LanguageClient, workspace: Path, tmp_path: Path) -> None:
     extra = tmp_path / "extra"
     (extra / ".agents/skills/gamma").mkdir(parents=True)

@@ -57,7 +57,7 @@ async def settle(client: LanguageClient, path: Path) -> None:
         text_document=types.TextDocumentIdentifier(uri=uri(path)), position=types.Position(line=0, character=0)))
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)])
 async def test_live_diagnostics_equal_a_fresh_server(seed: int, workspace: Path) -> None:
     rng = random.Random(seed)
     live = await ClientServerConfig(server_command=SERVER).start()

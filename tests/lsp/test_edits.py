@@ -25,6 +25,8 @@ from .conftest import (
     wait_for_index,
 )
 
+pytestmark = pytest.mark.shared_server
+
 AGENT = ".agentdeck/agents/booking/agent.py"
 PARSE = ".agentdeck/skills/parse-request/SKILL.md"
 
@@ -171,6 +173,7 @@ async def test_initialization_options_apply_and_bad_values_are_reported(configur
     assert any("debounce" in message.message and message.type == types.MessageType.Warning for message in client.messages)
 
 
+@pytest.mark.fresh_server  # (it changes the settings)
 async def test_configuration_changes_rerun_what_they_affect(client: LanguageClient, workspace: Path) -> None:
     await diagnostics_for(client, workspace / "shop.py", lambda items: codes(items) == ["CL103"])
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"skillLsp": {"ignore": ["CL1"]}}))

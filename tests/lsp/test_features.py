@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import change_document, diagnostics_for, encoding_of, open_document, position_of, uri
+
+pytestmark = pytest.mark.shared_server
 
 AGENT = ".agentdeck/agents/booking/agent.py"
 PARSE = ".agentdeck/skills/parse-request/SKILL.md"
@@ -194,6 +197,7 @@ async def test_workspace_symbols_are_placed_in_the_client_s_encoding(client: Lan
                                                        end=position_of(path, needle, len(needle), encoding))
 
 
+@pytest.mark.slow
 async def test_an_agent_outline_shows_the_first_5000_names_and_says_so(client: LanguageClient, workspace: Path) -> None:
     """A list of 60,000 names took two seconds to outline: the outline shows the first 5,000 of an
     agent file's listed names, and its agent says how many there are."""
@@ -233,6 +237,7 @@ async def test_an_outline_follows_every_edit_that_moves_it(client: LanguageClien
                         ("Steps", lines + 2, [("Read \U0001f600 it", lines + 4, wide)])]
 
 
+@pytest.mark.slow
 async def test_an_outline_of_the_first_5000_headings_follows_the_edits_before_its_last(client: LanguageClient,
                                                                                         workspace: Path) -> None:
     """A SKILL.md whose outline shows its first 5,000 headings keeps that outline while the edits fall

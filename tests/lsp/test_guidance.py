@@ -6,30 +6,24 @@ known statically"."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Union
 
 import pytest
-import pytest_lsp
 from cattrs import Converter
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from ..helpers import run_cli
 from .conftest import (
-    PROFILES,
     PROJECT,
-    SERVER,
     change_document,
     codes,
     diagnostics_for,
     encoding_of,
-    initialize_params,
     open_document,
     position_of,
     uri,
-    wait_for_index,
 )
 
 AGENT = ".agentdeck/agents/booking/agent.py"
@@ -48,9 +42,12 @@ def many_claude_skills(root: Path, count: int) -> None:
                          "---\n\nSay it.\n", encoding="utf-8")
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    target = tmp_path / "project"
+pytestmark = pytest.mark.shared_server
+
+
+@pytest.fixture(scope="module")
+def lsp_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("guidance") / "project"
     shutil.copytree(PROJECT, target)
     many_claude_skills(target, 12)
     (target / "everything.py").write_text(
@@ -76,16 +73,13 @@ def _code_action_or_command(value: Any, _: type) -> types.Command | types.CodeAc
     return CONVERTER.structure(value, types.CodeAction)
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, workspace: Path) -> AsyncIterator[None]:
+@pytest.fixture
+def client(client: LanguageClient) -> LanguageClient:
     global CONVERTER
-    CONVERTER = lsp_client.protocol._converter
+    CONVERTER = client.protocol._converter
     # typing.Union, the very key lsprotocol registered its hook under
     CONVERTER.register_structure_hook(Union[types.Command, types.CodeAction], _code_action_or_command)  # noqa: UP007
-    await lsp_client.initialize_session(initialize_params(request.param, workspace))
-    await wait_for_index(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+    return client
 
 
 async def actions_for(client: LanguageClient, path: Path, code: str) -> tuple[list[types.CodeAction], list[types.Diagnostic]]:

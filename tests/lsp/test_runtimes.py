@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import change_document, codes, diagnostics_for, encoding_of, open_document, position_of, uri
+
+pytestmark = pytest.mark.shared_server
 
 REFUND = ".claude/skills/refund-policy/SKILL.md"
 COLON = "---\nname: refund-rules\ndescription: Use when: the user asks for a refund\n---\n\nExplain the policy.\n"

@@ -2,10 +2,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from .conftest import codes, diagnostics_for, open_document, uri
+
+pytestmark = pytest.mark.shared_server
 
 
 async def test_diagnostics_and_hover(client: LanguageClient, workspace: Path) -> None:
