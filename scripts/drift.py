@@ -428,10 +428,30 @@ def claude_code(version: str) -> Facts:
               / f"claude-code-{version}" / "node_modules" / "@anthropic-ai" / f"claude-code-linux-{_arch()}" / "claude")
     if oracle.is_file():  # scripts/install-oracles put this very version there
         return claude_code_facts(oracle)
-    with tempfile.TemporaryDirectory() as tmp:
+    return _native_facts(native, version)
+
+
+def _native_facts(package: str, version: str) -> Facts:
+    """The Claude Code facts of the `claude` binary in an npm package (streamed to a temporary file)."""
+    with tempfile.TemporaryDirectory() as tmp, tarfile.open(npm_tarball(package, version)) as archive:
+        try:
+            handle = archive.extractfile("package/claude")
+        except KeyError as error:
+            raise Missing(f"{package}@{version} has no claude binary") from error
+        assert handle is not None
         binary = Path(tmp) / "claude"
-        binary.write_bytes(npm_member(native, version, "claude"))
+        with binary.open("wb") as out:
+            shutil.copyfileobj(handle, out, 1 << 20)
         return claude_code_facts(binary)
+
+
+def claude_code_in_sdk(version: str) -> Facts:
+    """The Claude Code the TypeScript Agent SDK bundles (its native package), which can be newer than the
+    `@anthropic-ai/claude-code` release on npm (SDK 0.3.335 bundles 2.1.335 while npm has 2.1.332)."""
+    package = json.loads(npm_member("@anthropic-ai/claude-agent-sdk", version, "package.json"))
+    facts = _native_facts(f"@anthropic-ai/claude-agent-sdk-linux-{_arch()}", version)
+    facts["claude_code_version"] = package.get("claudeCodeVersion", "not found")
+    return facts
 
 
 def _guard(facts: Facts, problems: list[str], name: str, get: Callable[[], Any]) -> None:
@@ -528,6 +548,8 @@ def skills_ref(version: str) -> Facts:
 SOURCES: dict[str, tuple[str, Callable[[], str], Callable[[str], Facts]]] = {
     "claude-code": ("npm @anthropic-ai/claude-code (native linux binary)",
                     lambda: npm_newest("@anthropic-ai/claude-code"), claude_code),
+    "claude-code-in-sdk": ("the Claude Code binary in npm @anthropic-ai/claude-agent-sdk-linux-<arch>",
+                           lambda: npm_newest("@anthropic-ai/claude-agent-sdk"), claude_code_in_sdk),
     "claude-agent-sdk-ts": ("npm @anthropic-ai/claude-agent-sdk sdk.d.ts",
                             lambda: npm_newest("@anthropic-ai/claude-agent-sdk"), agent_sdk_ts),
     "claude-agent-sdk-py": ("PyPI claude-agent-sdk types.py", lambda: pypi_newest("claude-agent-sdk"), agent_sdk_py),
