@@ -232,7 +232,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "SK204", "absolute-path", W, "The body contains an absolute or machine-specific path.",
         "A path such as `/Users/alice/...` or `C:\\Users\\...` exists only on the author's machine; other users "
-        "and agents cannot follow it (a warning). Another absolute path in a link (`/opt/app/rules.md`) may exist "
+        "and agents cannot follow it: a warning in a link or a shell block the agent runs, information in prose "
+        "(a sample request or a worked example's output cannot be told from a path the skill needs; the "
+        "ecosystem check judged 4 of 8 such warnings false). Another absolute path in a link (`/opt/app/rules.md`) may exist "
         "where the agent runs (information); a site's page (`/en/hooks`, no extension) and `~/...` (the runner's "
         "own home) are not reported. Reference files relative to the skill directory. Reported in prose, in "
         "links and in the shell blocks the agent runs (```bash, ```sh, ```shell, ```zsh, ```console and Claude "

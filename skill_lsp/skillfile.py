@@ -738,7 +738,7 @@ def _scan_fenced_line(skill: SkillFile, number: int, line: str, shell: bool) -> 
     if "{" in line:
         _scan_skill_dir_paths(skill, number, line)
     if shell and ("/Users/" in line or "/home/" in line or ":\\Users\\" in line):
-        _scan_machine_paths(skill, number, line, covered_by([]))
+        _scan_machine_paths(skill, number, line, covered_by([]), kind="shell")
 
 
 def _scan_skill_dir_paths(skill: SkillFile, number: int, line: str) -> list[tuple[int, int]]:
@@ -765,7 +765,8 @@ def is_home_path(target: str) -> bool:
     return _MACHINE_PATH.match(target) is not None
 
 
-def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callable[[int], bool]) -> None:
+def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callable[[int], bool], kind: str = "bare") -> None:
+    """The home-directory paths of a line: in prose ("bare"), or in a shell block the agent runs ("shell")."""
     if _COUNTER_EXAMPLE.search(line):
         return  # shown as what not to do
     for match in _MACHINE_PATH.finditer(line):
@@ -779,7 +780,8 @@ def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callab
         if _EXAMPLE_BEFORE.search(line, 0, match.start()):
             continue  # "e.g. C:\Users\alice\..." shows where something goes, on whatever machine
         path = match.group(0).rstrip(".,;:")
-        skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False))
+        skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False,
+                                             kind))
 
 
 # Claude Code's positional placeholders: `$N` ($0 is the first argument) is replaced by the N-th

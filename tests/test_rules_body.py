@@ -135,8 +135,9 @@ def test_sk203_body_of_500_lines(check_skill):
 def test_sk204_machine_specific_path(check_skill, body, path, column):
     finding = one(check_skill(skill_md(body=body + "\n")), "SK204")
     assert where(finding) == (BODY_LINE, column, BODY_LINE, column + len(path))
-    # a person's home directory is the author's machine; /opt/... may be the one the agent runs on
-    assert finding["severity"] == ("information" if path.startswith("/opt") else "warning")
+    # a person's home directory in a link is the author's machine (a warning); in prose it may be a sample
+    # request or a worked example's output (information); /opt/... may be the one the agent runs on
+    assert finding["severity"] == ("warning" if "](" in body and not path.startswith("/opt") else "information")
     assert f"'{path}'" in finding["message"]
 
 
@@ -270,6 +271,7 @@ def test_sk204_in_a_shell_block_the_agent_runs(check_skill, fence, line):
     finding = one(check_skill(skill_md(body=f"```{fence}\n{line}\n```\n")), "SK204")
     column = line.index("/") + 1
     assert where(finding)[:2] == (BODY_LINE + 1, column)
+    assert finding["severity"] == "warning"  # the agent runs it: certain
 
 
 def test_sk204_span_stops_at_an_option_separator(check_skill):

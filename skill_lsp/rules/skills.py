@@ -697,13 +697,16 @@ def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
         # be one the machine the agent runs on has: that cannot be told from the text
         home = is_home_path(reference.target)
+        # certain where the agent follows it: a link, or a shell block it runs; in prose it may be an example
+        # (a sample request, a worked example's output), which the text alone cannot tell
+        certain = home and (reference.is_link or reference.kind == "shell")
         reporter.report(
             "SK204", path, reference.span,
             f"'{reference.target}' is " + ("a path in a person's home directory; other machines do not have it — "
                                            "reference files relative to the skill directory" if home else
                                            "an absolute path; only a machine that has it can follow the link — "
                                            "reference the skill's own files relative to its directory"),
-            profile=profile, severity=None if home else Severity.INFORMATION,
+            profile=profile, severity=None if certain else Severity.INFORMATION,
         )
 
 
