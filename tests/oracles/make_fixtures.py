@@ -145,6 +145,13 @@ CLAUDE: dict[str, tuple[str, dict[str, str]]] = {
         "README.md": "# csv-kit\n",
         "extra/csv-split/SKILL.md": fm("name: csv-split", "description: Split large CSV files."),
         "skills/csv-clean/SKILL.md": fm("name: csv-clean", "description: Clean CSV files before import.")}),
+    "plugin-root-skill": ("a marketplace plugin whose SKILL.md is at its top (no skills/), its name not the directory's", {
+        ".claude-plugin/marketplace.json": '{\n  "name": "data-tools",\n  "owner": {"name": "Data Team"},\n  "plugins": [\n'
+        '    {"name": "csv-kit", "source": "./csv-kit", "description": "CSV tools."}\n  ]\n}\n',
+        "csv-kit/SKILL.md": fm("name: csv-clean", "description: Clean CSV files before import.")}),
+    "nested-claude-skills": ("a .claude/skills directory in a subdirectory of the project, with a skill missing its description", {
+        ".claude/skills/csv-clean/SKILL.md": fm("name: csv-clean", "description: Clean CSV files before import."),
+        "packages/api/.claude/skills/api-docs/SKILL.md": fm("name: api-docs")}),
     "agent-no-frontmatter": ("a subagent file without frontmatter", {
         ".claude/agents/reviewer.md": "You review code.\n"}),
     "plugin-valid": ("a plugin: manifest and a skill (control)", {
