@@ -47,7 +47,8 @@ def serve(args: argparse.Namespace) -> int:
     # they are answered in tens of milliseconds, for a few hundred more switches a second.
     sys.setswitchinterval(SWITCH_INTERVAL)
     stdin = None if args.tcp else _head_start()
-    from .app import finish_sending, server
+    from .app import server
+    from .lifecycle import finish_sending
 
     gc.freeze()  # (the first index freezes its model with it)
     gc.enable()
@@ -59,7 +60,7 @@ def serve(args: argparse.Namespace) -> int:
         # stdin closed: the client is gone. End now rather than wait for an analysis still running
         # on the worker thread; the status is what `exit` would give (0 only after shutdown).
         forks.stop_children()  # the children of an analysis still running end with it
-        finish_sending()  # (a client that closed its end may still read what is being written)
+        finish_sending(server)  # (a client that closed its end may still read what is being written)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0 if getattr(server.protocol, "_shutdown", False) else 1)
@@ -99,7 +100,7 @@ def _head_start() -> BinaryIO:
         try:
             from ..config import Config, editor_config
 
-            # the settings on_initialize derives from the same options (app.parse_options)
+            # the settings on_initialize derives from the same options (options.parse_options)
             config = editor_config(options, folders[0])[0] if isinstance(options, dict) else Config()
             walked = early.walk_folders(folders, config, _import_analysers)
             if walked is not None:

@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from skill_lsp.server.app import COMPLETION_LIMIT
+from skill_lsp.server.completion import COMPLETION_LIMIT
 
 from .conftest import PROJECT, change_document, open_document, uri
 
@@ -85,7 +85,7 @@ async def test_documentation_is_resolved_when_the_client_can(client: LanguageCli
 
 async def test_names_are_offered_in_the_text_just_typed_while_its_analysis_runs(client: LanguageClient,
                                                                               workspace: Path) -> None:
-    """A request waits for the analysis of the last edits only so long (app.REQUEST_WAIT), then answers
+    """A request waits for the analysis of the last edits only so long (scheduler.REQUEST_WAIT), then answers
     from the model as it stands. Completion answers in the text the editor has, where the cursor is:
     here the open's analysis (20,000 unknown names) is still running when a line is typed below."""
     agent = workspace / AGENT

@@ -677,7 +677,7 @@ def test_a_request_that_meets_the_model_changing_reads_again() -> None:
     change it: a loop over a dict that changes size is read again, any other error is not hidden."""
     import asyncio
 
-    from skill_lsp.server.app import READ_ATTEMPTS, SkillLanguageServer
+    from skill_lsp.server.server import READ_ATTEMPTS, SkillLanguageServer
 
     language_server = SkillLanguageServer()
     calls: list[str] = []
@@ -700,28 +700,29 @@ def test_a_request_that_meets_the_model_changing_reads_again() -> None:
     assert len(calls) == 1
 
 
-def test_a_request_waits_for_the_near_model_only_so_long(tmp_path: Path) -> None:
+def test_a_request_waits_for_the_near_model_only_so_long(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """While the first index runs, an open document is answered from the model of the files nearest
     it. In a workspace of / that model parses a hundred files (0.94 s on a busy machine): a request
     waits for it NEAR_WAIT at most, is answered with nothing, and the build goes on for the next."""
     import asyncio
 
-    from skill_lsp.server import app
+    from skill_lsp.server import request as requests
+    from skill_lsp.server.server import SkillLanguageServer
 
-    language_server = app.SkillLanguageServer()
+    language_server = SkillLanguageServer()
     agent = tmp_path / "agent.py"
     built = asyncio.Event()
     asked: list[Path] = []
 
-    async def slow_near_model(path: Path) -> None:
+    async def slow_near_model(ls: SkillLanguageServer, path: Path) -> None:
         asked.append(path)
-        await asyncio.sleep(3 * app.NEAR_WAIT)
+        await asyncio.sleep(3 * requests.NEAR_WAIT)
         built.set()
 
-    language_server.near_model = slow_near_model  # type: ignore[method-assign]
+    monkeypatch.setattr(requests, "near_model", slow_near_model)
 
     async def ask() -> tuple[object, bool, bool]:
-        request = await app.request_context(language_server, agent.as_uri())
+        request = await requests.request_context(language_server, agent.as_uri())
         unfinished = not built.is_set()
         await asyncio.wait_for(built.wait(), 60)  # (not cancelled: it ends on its own)
         return request, unfinished, built.is_set()

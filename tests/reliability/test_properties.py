@@ -121,7 +121,7 @@ def _python_spans(text: str) -> Iterator[tuple[object, Span]]:
 @given(skill_texts)
 def test_parse_skill_never_raises_and_spans_stay_inside(text: str) -> None:
     lines = split_lines(text)
-    # the server converts positions with the parse's own lines (server/app.lines_for)
+    # the server converts positions with the parse's own lines (server/server.lines_for)
     assert parse_skill(text).lines == lines
     for what, span in _skill_spans(text):
         assert_inside(span, lines, what)
@@ -391,7 +391,8 @@ def test_a_skill_outline_is_the_json_of_its_document_symbols(front: str, pieces:
     the JSON lsprotocol's converter makes of the DocumentSymbols it stands for."""
     from types import SimpleNamespace
 
-    from skill_lsp.server.app import _skill_symbols, server
+    from skill_lsp.server.app import server
+    from skill_lsp.server.symbols import _skill_symbols
 
     text = front + "".join(pieces)
     file = parse_skill(text)
