@@ -929,6 +929,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
     taken: list[tuple[int, int]] = []
     if "{" in line:
         taken += _scan_skill_dir_paths(skill, number, line)
+    template: bool | None = None  # whether the line is a template's to fill in, asked once per line
     for match in _LINK.finditer(line) if "](" in line else ():
         if _references_full(skill):
             return
@@ -939,8 +940,9 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
         if target.startswith("<") and target.endswith(">"):
             target, start = target[1:-1], start + 1
         taken.append((match.start(), match.end()))
-        _add_reference(skill, number, target, start, is_link=True,
-                       example="[" in line[match.end():] and _TEMPLATE_LINE.search(line) is not None)
+        if template is None:
+            template = _TEMPLATE_LINE.search(line) is not None
+        _add_reference(skill, number, target, start, is_link=True, example=template)
     definition = _REF_DEF.match(line) if "]:" in line else None
     if definition:
         target = definition.group(1)

@@ -59,6 +59,10 @@ ALLOWED = {
     ("fixing.py", "writes"): "check --fix writes the fixes the user asked for: only inside the checked folders with "
                              "symlinks resolved, a temporary file then os.replace, new files exclusively (never "
                              "over an existing one)",
+    ("fixrun.py", "reads"): "check --diff: the fixed copies' texts, to show them as a diff of the originals",
+    ("fixrun.py", "writes"): "check --diff tries the fixes on a scratch copy in a temporary directory (hard links to "
+                             "the files, which fixing.py only ever replaces, never writes through) and removes it; "
+                             "the checked folders are never written",
 }
 
 
