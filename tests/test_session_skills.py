@@ -206,7 +206,7 @@ def test_a_superseded_analysis_stops_its_walk_and_keeps_nothing_of_it(tmp_path: 
     cache: 14-34 s): the walk stops at its next directory, the session keeps neither it nor a model,
     and the next analysis walks the tree whole."""
     from skill_lsp import discovery
-    from skill_lsp.server.session import Superseded
+    from skill_lsp.server.indexing import Superseded
 
     write_files(tmp_path, {f"skills/s{number:03d}/SKILL.md": f"---\nname: s{number:03d}\ndescription: Do it.\n---\nBody.\n"
                            for number in range(120)})

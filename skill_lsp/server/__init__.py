@@ -104,7 +104,7 @@ def _head_start() -> BinaryIO:
             config = editor_config(options, folders[0])[0] if isinstance(options, dict) else Config()
             walked = early.walk_folders(folders, config, _import_analysers)
             if walked is not None:
-                from .session import head_start
+                from .indexing import head_start
 
                 head_start(folders, config, walked)
         except Exception:  # the first index does it all, as without a head start

@@ -12,7 +12,7 @@ from ..discovery import is_skill_filename
 from ..index import Model, Registry, SkillEntry
 from ..model import Position, Profile, Span
 from ..runtimes import discovering
-from . import features
+from . import completing, describe, targets
 from .convert import Lines
 from .hover import markdown
 from .request import request_context
@@ -45,14 +45,14 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
     source = await ls.run_aside(session.imports_of, path, text)
     registries: list[Registry]
     if path.suffix == ".py":
-        context = features.skill_string_context(text, position, source)
+        context = completing.skill_string_context(text, position, source)
         if context is None:
             return None
-        registries, claude = features.completion_registries(model, path, context, text)
+        registries, claude = completing.completion_registries(model, path, context, text)
     else:  # a TypeScript/JavaScript file or a subagent file
-        found = features.agent_list_context(model, path, text, position, source)
+        found = completing.agent_list_context(model, path, text, position, source)
         if found is None:
-            keys = features.subagent_key_completion(text, position) if path.suffix == ".md" else None
+            keys = completing.subagent_key_completion(text, position) if path.suffix == ".md" else None
             if keys is None:
                 return None
             key_span, offered = keys
@@ -76,7 +76,7 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
         items.append(types.CompletionItem(
             label=name,
             kind=types.CompletionItemKind.Module,
-            detail=f"{skill.profile.value} skill — {features.relative(skill.directory, model)}",
+            detail=f"{skill.profile.value} skill — {targets.relative(skill.directory, model)}",
             documentation=None if resolves or not description else markdown(description),
             text_edit=None if shared_range else types.TextEdit(range=replace, new_text=name),
             label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),
@@ -135,7 +135,7 @@ async def completion_resolve(ls: SkillLanguageServer, item: types.CompletionItem
         return item
     skill = model.skills.get(Path(data["skill"]))
     if skill is not None:
-        item.documentation = markdown(features.skill_hover(model, skill, data.get("claude") is True))
+        item.documentation = markdown(describe.skill_hover(model, skill, data.get("claude") is True))
     return item
 
 
@@ -143,11 +143,11 @@ def _frontmatter_completion(
     ls: SkillLanguageServer, model: Model, path: Path, text: str, lines: Lines, position: Position
 ) -> types.CompletionList | None:
     skill = model.skills.get(path)
-    file = skill.file if skill is not None else features.parse_skill_text(text)
+    file = skill.file if skill is not None else completing.parse_skill_text(text)
     if skill is not None and file.text != text:
-        file = features.parse_skill_text(text)
+        file = completing.parse_skill_text(text)
     runtimes = skill.runtimes if skill is not None else discovering(None, None, Profile.SPEC)
-    entries = features.frontmatter_completion(file, runtimes, path.parent.name, position)
+    entries = completing.frontmatter_completion(file, runtimes, path.parent.name, position)
     if not entries:
         return None
     line = file.lines[position.line]

@@ -5,7 +5,7 @@ as it spawns the server. So on stdio, before that import and before any thread e
 reads the first frame itself, exactly as pygls would (the same header lines, the same body length),
 and when it is an `initialize` naming workspace folders, walks them (walk_folders: with forked
 helpers, as `check` walks, while this process imports the analysers) and forks the children of the
-first index (session.head_start); the first Session takes both if its folders and settings are the
+first index (indexing.head_start); the first Session takes both if its folders and settings are the
 same (else it stops the children). Every byte read is then handed to pygls (Replay), so a first
 message that is not `initialize`, is malformed or never ends is handled as any other. Replay also
 stands between pygls and stdin when there is no head start: it makes safe what pygls' reader would

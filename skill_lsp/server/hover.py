@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..index import AgentEntry, OptionsEntry
-from . import features
+from . import describe, targets
 from .request import request_context
 from .server import SkillLanguageServer
 
@@ -25,8 +25,8 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
     path, model, lines, position = request.path, request.model, request.lines, request.position
     skill = model.skills.get(path)
     if skill is not None:
-        found = features.frontmatter_key_at(skill.file, position)
-        text = features.skill_file_hover(model, skill, position)
+        found = describe.frontmatter_key_at(skill.file, position)
+        text = describe.skill_file_hover(model, skill, position)
         if text is None:
             return None
         if found is None:  # the load verdict, anywhere in the frontmatter
@@ -34,10 +34,10 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
         entry = skill.file.lenient_fields[found[0]]
         span = entry.value_span if found[1] else entry.key_span
         return types.Hover(contents=markdown(text), range=lines.range(ls.codec, span))
-    target = features.code_target(model, path, position)
+    target = targets.code_target(model, path, position)
     if target is None:
         return None
-    text = features.code_hover(model, target)
+    text = describe.code_hover(model, target)
     if text is None:
         return None
     if target.item is not None:

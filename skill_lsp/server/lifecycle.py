@@ -16,10 +16,10 @@ from lsprotocol import types
 
 from .. import __version__, forks
 from ..pysource import abandon_parses
+from .indexing import NearIndex
 from .options import fetch_configuration, parse_options
 from .protocol import SkillProtocol
 from .server import ClientLogHandler, SkillLanguageServer
-from .session import NearIndex
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")

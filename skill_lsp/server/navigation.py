@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from ..index import Model, SkillEntry
 from ..model import Position
-from . import features
+from . import describe, targets
 from .convert import uri_of
 from .request import Request, request_context
 from .server import SkillLanguageServer
@@ -35,10 +35,10 @@ def _skill_under_cursor(model: Model, path: Path, position: Position) -> tuple[S
     skill = model.skills.get(path)
     if skill is not None:
         return skill, skill.key
-    target = features.code_target(model, path, position)
+    target = targets.code_target(model, path, position)
     if target is None or target.kind != "skill" or target.item is None or target.item.text is None:
         return None, None
-    return features.resolve_listing(target.owner, target.item.text), target.item.text
+    return targets.resolve_listing(target.owner, target.item.text), target.item.text
 
 
 async def definition(ls: SkillLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:
@@ -132,5 +132,5 @@ async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> li
                    [ls.protocol._converter.unstructure(location) for location in locations]],
     )), types.CodeLens(range=rng, command=types.Command(
         # the load verdict of each runtime that discovers the skill; informational (no command to run)
-        title=features.verdict_summary(skill), command="",
+        title=describe.verdict_summary(skill), command="",
     ))]

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .session import Settings, Superseded, collected_after
+from .indexing import Superseded
+from .session import Settings, collected_after
 
 log = logging.getLogger("skill_lsp.server")
 T = TypeVar("T")

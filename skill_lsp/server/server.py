@@ -35,10 +35,11 @@ from ..skillfile import SkillFile
 from .convert import Lines
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow
+from .indexing import NearIndex, not_superseded
 from .protocol import Serialized, SkillProtocol, arrived_at
 from .publish import Report, publish, uri_for
 from .scheduler import Job, Scheduler, keep_recent
-from .session import NearIndex, Session, Settings, not_superseded
+from .session import Session, Settings
 from .watch import WorkspaceWatcher
 
 log = logging.getLogger("skill_lsp.server")

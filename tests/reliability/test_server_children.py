@@ -362,7 +362,7 @@ def test_a_head_start_whose_walk_outlasts_its_deadline_is_dropped(workspace: Pat
     """A tree too large to walk while the editor waits for initialize's answer: no head start, no child."""
     from skill_lsp.config import Config
     from skill_lsp.server import early
-    from skill_lsp.server import session as session_module
+    from skill_lsp.server import indexing as session_module
 
     monkeypatch.setattr(early, "HEAD_START_WALK", -1.0)  # past its deadline from the start
     assert early.walk_folders([workspace], Config()) is None
@@ -418,10 +418,10 @@ def test_the_head_start_walks_each_folder_whole_while_the_analysers_import(
 @needs_children
 def test_a_head_start_forks_from_fewer_skills_than_a_build_and_finds_the_same(tmp_path: Path) -> None:
     """The head start's child works while the protocol imports: worth a fork from a few hundred
-    skills (session.HEAD_START_FROM), where a later build (cache.PARALLEL_FROM) analyses alone."""
+    skills (indexing.HEAD_START_FROM), where a later build (cache.PARALLEL_FROM) analyses alone."""
     from skill_lsp.config import Config
     from skill_lsp.server import early
-    from skill_lsp.server import session as session_module
+    from skill_lsp.server import indexing as session_module
 
     root = tmp_path / "some"
     many_skills(root, 300)
