@@ -777,7 +777,7 @@ def _scan_machine_paths(skill: SkillFile, number: int, line: str, inside: Callab
         user = match.group(1) or match.group(2)
         if user is not None and (user.lower() in _NOT_A_PERSON or user.isupper() or _PLACEHOLDER_USER.search(user)):
             continue  # a container's user, or "your name" written as <user>, {user}, $USER, %USERNAME%, USER
-        if _EXAMPLE_BEFORE.search(line, 0, match.start()):
+        if _example_before(line, match.start()):
             continue  # "e.g. C:\Users\alice\..." shows where something goes, on whatever machine
         path = match.group(0).rstrip(".,;:")
         skill.machine_paths.append(Reference(path, Span.of(number, match.start(), number, match.start() + len(path)), False,
@@ -978,6 +978,35 @@ _PATTERN_NEXT = frozenset("{}*$%")
 _PLACEHOLDER_FILE = re.compile(r"/(?:your[_-]\w*|\w*[_-]name|name|filename|foo|bar|xxx+)\.\w+$")
 
 
+# The example words of the last line asked about, found once per line: a line of 2 MB holding thousands of paths
+# would otherwise be searched again for each (quadratic: 220 s for a line of 5,000 paths).
+_MARKS: tuple[str, int, int] = ("", -1, -1)
+
+
+def _marks(line: str) -> tuple[int, int]:
+    """(where the first example word before a path can end, where the last example word after one starts)."""
+    global _MARKS
+    marks = _MARKS  # one read: another thread may be parsing another file
+    if marks[0] is not line:
+        first = _EXAMPLE_BEFORE.search(line)
+        last = -1
+        for found in _EXAMPLE_AFTER.finditer(line):
+            last = found.start()
+        marks = _MARKS = (line, first.end() if first is not None else -1, last)
+    return marks[1], marks[2]
+
+
+def _example_before(line: str, start: int) -> bool:
+    """An example word ends before start ("e.g. /Users/alice/...", "**Example**: `scripts/x.py`")."""
+    first = _marks(line)[0]
+    return 0 <= first <= start
+
+
+def _example_after(line: str, end: int) -> bool:
+    """An example word follows end ("`scripts/x.py` would be helpful")."""
+    return _marks(line)[1] >= end
+
+
 def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], example_list: bool) -> str:
     """"bare" for a path written as a file of the skill, "loose" for one that reads as prose or an
     example ("links to assets/code", "**Example**: `scripts/rotate_pdf.py`"): shown as a document
@@ -992,7 +1021,7 @@ def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], exa
             return "loose"  # "references/examples/scripts", "assets/code": folder names as words
     elif "](" in line[span[0] : span[1]]:
         return "loose"  # `[text](references/filename.md)`: link syntax shown as an example
-    if _EXAMPLE_BEFORE.search(line, 0, start) or _EXAMPLE_AFTER.search(line, end) or _OTHER_SKILL.match(line, end):
+    if _example_before(line, start) or _example_after(line, end) or _OTHER_SKILL.match(line, end):
         return "loose"
     return "bare"
 

@@ -575,3 +575,32 @@ def test_invalid_utf8_in_an_agent_file(project: Project) -> None:
     encoding = one(findings, "SK116")
     assert encoding["path"] == "agent.py" and at(encoding) == (3, 20)
     assert "PEP 3120" in str(encoding["message"])
+
+
+@pytest.mark.parametrize("body", ["read `references/x.md` then ", "see /home/alice/x.md and "])
+def test_a_2_mb_line_of_prose_paths_is_read_in_linear_time(body: str) -> None:
+    # each path's example words were searched for over the whole line again: 220 s for 5,000 paths; a
+    # count of regular-expression scans, not a clock, says it is linear now
+    from skill_lsp import skillfile
+
+    calls = 0
+    search = skillfile._EXAMPLE_BEFORE.search
+
+    class Counting:
+        def search(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            nonlocal calls
+            calls += 1
+            return search(*args, **kwargs)
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(search.__self__, name)
+
+    original = skillfile._EXAMPLE_BEFORE
+    skillfile._EXAMPLE_BEFORE = Counting()  # type: ignore[assignment]
+    try:
+        text = (body * (2_000_000 // len(body)))
+        parsed = skillfile.parse_skill("---\nname: a\ndescription: b\n---\n" + text + "\n")
+    finally:
+        skillfile._EXAMPLE_BEFORE = original
+    assert len(parsed.references) + len(parsed.machine_paths) >= 5000
+    assert calls <= 5
