@@ -147,8 +147,8 @@ async def rename(ls: SkillLanguageServer, params: types.RenameParams) -> types.W
 def _stays_in_workspace(fix: Fix, session: Session) -> bool:
     """Every path the fix touches is in the workspace, or (a text edit) is a user subagent open in the editor:
     the file the user is editing, outside every folder (~/.claude/agents), which the editor changes in its buffer."""
-    folders, workspace = session.folders, session.workspace
-    if not all(inside_workspace(edit.path, folders) or (edit.path in workspace.overlays and workspace.is_user_agent(edit.path))
+    folders = session.folders
+    if not all(inside_workspace(edit.path, folders) or (session.is_open(edit.path) and session.is_user_agent(edit.path))
                for edit in fix.edits):
         return False
     paths = [create.path for create in fix.creates] + [path for rename in fix.renames for path in (rename.old, rename.new)]

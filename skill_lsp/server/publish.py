@@ -18,18 +18,12 @@ from lsprotocol import types
 from ..model import Finding
 from .convert import Lines, diagnostic, uri_of
 from .protocol import SkillProtocol
-from .session import Session
+from .session import Publication
 
 if TYPE_CHECKING:
     from .server import SkillLanguageServer
 
 log = logging.getLogger("skill_lsp.server")
-
-
-def _related_texts(session: Session, findings: list[Finding]) -> dict[Path, str | None]:
-    """The texts of the other files findings point into (their related information)."""
-    paths = {related.path for finding in findings for related in finding.related}
-    return {path: session.text(path) for path in sorted(paths)}
 
 
 @dataclass(frozen=True)
@@ -55,24 +49,16 @@ class Report:
 EMPTY_REPORT = Report.of(None, None, {}, "[]")
 
 
-def diagnostics_for(ls: SkillLanguageServer, path: Path) -> list[types.Diagnostic]:
-    session = ls.session
-    if session is None:
+def diagnostics(ls: SkillLanguageServer, path: Path, publication: Publication) -> list[types.Diagnostic]:
+    """path's findings as diagnostics, their positions converted with the texts the session gave with them."""
+    if not publication.findings:
         return []
-    findings = session.findings.get(path, [])
-    if not findings:
-        return []
-    return _diagnostics(ls, path, findings, session.text(path), _related_texts(session, findings))
-
-
-def _diagnostics(ls: SkillLanguageServer, path: Path, findings: list[Finding], text: str | None,
-                 related: dict[Path, str | None]) -> list[types.Diagnostic]:
-    """findings as diagnostics, their positions converted with text (path's) and related's texts."""
     # a file skipped as too large still shows its finding, on line 1
+    text = publication.text
     lines = (ls.lines_for(path, text) if text is not None else None) or Lines("")
-    related_lines = {other: known for other, other_text in related.items()
+    related_lines = {other: known for other, other_text in publication.related.items()
                      if other_text is not None and (known := ls.lines_for(other, other_text)) is not None}
-    return [diagnostic(finding, lines, ls.codec, related_lines) for finding in findings]
+    return [diagnostic(finding, lines, ls.codec, related_lines) for finding in publication.findings]
 
 
 def report_for(ls: SkillLanguageServer, path: Path) -> Report:
@@ -82,18 +68,17 @@ def report_for(ls: SkillLanguageServer, path: Path) -> Report:
     the texts their positions are converted with are the very same objects (a changed finding
     makes a new list, an edit a new text); on any thread."""
     session = ls.session
-    findings = session.findings.get(path) if session is not None else None
-    if session is None or not findings:
+    publication = session.publication(path) if session is not None else None
+    if publication is None or not publication.findings:
         with ls.reports_lock:
             ls.reports.pop(path, None)
         return EMPTY_REPORT
-    text = session.text(path)
-    related = _related_texts(session, findings)
+    findings, text, related = publication.findings, publication.text, publication.related
     with ls.reports_lock:
         known = ls.reports.get(path)
     if known is not None and known.made_from(findings, text, related):
         return known
-    items = _diagnostics(ls, path, findings, text, related)
+    items = diagnostics(ls, path, publication)
     report = Report.of(findings, text, related, json.dumps(cast(SkillProtocol, ls.protocol).converter.unstructure(items)))
     with ls.reports_lock:
         ls.reports[path] = report
@@ -127,10 +112,10 @@ def publish(ls: SkillLanguageServer, paths: set[Path]) -> None:
     session = ls.session
     if session is None:
         return
-    overlays = session.workspace.overlays
-    for path in sorted(paths, key=lambda path: (path not in overlays, path)):
+    for path in sorted(paths, key=lambda path: (not session.is_open(path), path)):
         try:
-            items = diagnostics_for(ls, path)
+            publication = session.publication(path)
+            items = diagnostics(ls, path, publication)
             with ls.push_lock:
                 if ls.pull_mode:
                     return  # the client began to pull meanwhile (and what was pushed is cleared)
@@ -140,10 +125,10 @@ def publish(ls: SkillLanguageServer, paths: set[Path]) -> None:
                     # opened, or closed, through a symlinked directory: nothing stays on the other URI
                     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=before, diagnostics=[]))
                     ls.pushed.discard(path)
-                if not items and path not in ls.pushed and path not in overlays:
+                if not items and path not in ls.pushed and not publication.open:
                     continue  # (an open document's are always published: an editor may wait for its version's)
                 ls.text_document_publish_diagnostics(
-                    types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=session.versions.get(path))
+                    types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=publication.version)
                 )
                 ls.pushed_as.pop(path, None)
                 if items:

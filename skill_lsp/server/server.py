@@ -31,7 +31,6 @@ from ..codefiles import is_code_path
 from ..config import user_agents_dir
 from ..discovery import is_skill_filename, is_user_agent_path, real_path_in
 from ..index import Model
-from ..skillfile import SkillFile
 from .convert import Lines
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow
@@ -211,8 +210,7 @@ class SkillLanguageServer(LanguageServer):
             known = self.lines_cache.get(path)
             if known is not None and known[0] is text:
                 return known[1]
-        parsed = session.workspace.parsed(path, text)
-        lines = Lines(text, parsed.lines if isinstance(parsed, SkillFile) else None)
+        lines = Lines(text, session.skill_lines(path, text))
         # a text's lines, and the unit tables of its long lines, serve every request and publication
         # until the text changes (splitting a 7 MB buffer costs tens of milliseconds)
         with self.lines_lock:
@@ -285,7 +283,7 @@ class SkillLanguageServer(LanguageServer):
         if is_code_path(path):
             return True
         if self.session is not None:
-            return self.session.workspace.is_user_agent(path)
+            return self.session.is_user_agent(path)
         directory = user_agents_dir(self.settings.config, self.folders())
         return directory is not None and is_user_agent_path(path, directory)
 
@@ -305,7 +303,7 @@ class SkillLanguageServer(LanguageServer):
         session = self.ensure_session()
         session.superseded = lambda: job.superseded
         try:
-            changed = self._analyse(session, job)
+            changed = session.apply(job)
         finally:  # (no later build asks a finished job, which a change may have superseded since)
             session.superseded = not_superseded
         if self.settings.validate == "onSave":
@@ -315,37 +313,6 @@ class SkillLanguageServer(LanguageServer):
         else:
             chosen = changed | job.publish | set(job.texts) | job.closed
         publish(self, chosen)
-
-    def _analyse(self, session: Session, job: Job) -> set[Path]:
-        """job's texts, closes, events, folders and settings, in the session: the files whose findings changed."""
-        for path in job.closed:
-            session.drop_text(path)
-        for path, (text, version) in job.texts.items():
-            session.set_text(path, text, version)
-        changed: set[Path] = set()
-        if job.folders is not None:
-            if job.settings is not None:
-                session.settings = job.settings
-            changed = session.set_folders(job.folders)
-        elif job.settings is not None:
-            changed = session.set_settings(job.settings)
-        elif job.full or session.model is None:
-            changed = session.full_analysis(rescan=True)
-        elif job.events or job.closed:
-            # the events' paths as the analysis knows them (see path_of), resolved here: 2,000 events
-            # in one notification cost 16,000 lstat calls, each handing the interpreter over
-            events = {real_path_in(path, session.folders) for path in job.events}
-            changed = session.files_changed(sorted(events | job.closed))
-        else:
-            for path in job.texts:
-                before = session.full_analyses
-                changed |= session.reanalyse(path) | {path}
-                if session.full_analyses != before:
-                    # the whole model was built again, from every text of the job (each set above):
-                    # 300 files with a Deck each, opened at once, cost one build, not 300
-                    changed |= set(job.texts)
-                    break
-        return changed
 
     def notify_user(self, message: str) -> None:
         """From the worker thread: a warning the editor shows (window/showMessage)."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .. import trace
 from ..codefiles import import_statements, is_code_path, parse_code
@@ -24,6 +25,7 @@ from ..discovery import (
     Bounded,
     inside_workspace,
     is_skill_filename,
+    real_path_in,
     within,
 )
 from ..index import Model
@@ -77,7 +79,36 @@ def collected_after() -> Iterator[None]:
             gc.enable()
 
 
+class Changes(Protocol):
+    """What one analysis applies (the scheduler's Job): open documents' texts and versions, closes, file
+    events, and a full walk, new folders or new settings."""
+
+    texts: dict[Path, tuple[str, int | None]]
+    closed: set[Path]
+    events: set[Path]
+    full: bool
+    folders: list[Path] | None
+    settings: Settings | None
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What the session says of a file for its diagnostics: its findings (the session's own list, the
+    same object while they are unchanged), the text their positions are in and that text's version, the
+    texts of the other files they point into, and whether the file is open in the editor."""
+
+    findings: list[Finding]
+    text: str | None
+    version: int | None
+    related: dict[Path, str | None]
+    open: bool
+
+
 class Session:
+    """The model of the workspace folders and every file's findings, updated by apply() on the worker
+    thread; what a publication or a request needs, read through the methods below (the files and their
+    parses stay the workspace's)."""
+
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.dir_cache: DirCache = {}
@@ -398,7 +429,60 @@ class Session:
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
+    def apply(self, changes: Changes) -> set[Path]:
+        """changes (texts, closes, events, folders, settings) applied and analysed: the files whose
+        findings changed."""
+        for path in changes.closed:
+            self.drop_text(path)
+        for path, (text, version) in changes.texts.items():
+            self.set_text(path, text, version)
+        changed: set[Path] = set()
+        if changes.folders is not None:
+            if changes.settings is not None:
+                self.settings = changes.settings
+            changed = self.set_folders(changes.folders)
+        elif changes.settings is not None:
+            changed = self.set_settings(changes.settings)
+        elif changes.full or self.model is None:
+            changed = self.full_analysis(rescan=True)
+        elif changes.events or changes.closed:
+            # the events' paths as the analysis knows them (see the server's path_of), resolved here:
+            # 2,000 events in one notification cost 16,000 lstat calls, each handing the interpreter over
+            events = {real_path_in(path, self.folders) for path in changes.events}
+            changed = self.files_changed(sorted(events | changes.closed))
+        else:
+            for path in changes.texts:
+                before = self.full_analyses
+                changed |= self.reanalyse(path) | {path}
+                if self.full_analyses != before:
+                    # the whole model was built again, from every text of the job (each set above):
+                    # 300 files with a Deck each, opened at once, cost one build, not 300
+                    changed |= set(changes.texts)
+                    break
+        return changed
+
     # -- reading ----------------------------------------------------------------------
+
+    def publication(self, path: Path) -> Publication:
+        """path's findings with the texts their positions are in, for its diagnostics."""
+        findings = self.findings.get(path, [])
+        related = {other.path for finding in findings for other in finding.related}
+        return Publication(findings, self.text(path) if findings else None, self.versions.get(path),
+                           {other: self.text(other) for other in sorted(related)}, self.is_open(path))
+
+    def is_open(self, path: Path) -> bool:
+        """Whether path is a document open in the editor (its text is the editor's)."""
+        return path in self.workspace.overlays
+
+    def is_user_agent(self, path: Path) -> bool:
+        """Whether path is one of the user's own subagents (~/.claude/agents, or the configured directory)."""
+        return self.workspace.is_user_agent(path)
+
+    def skill_lines(self, path: Path, text: str) -> list[str] | None:
+        """The lines of the session's parse of text when path is a SKILL.md (positions are converted
+        with them), else None."""
+        parsed = self.workspace.parsed(path, text)
+        return parsed.lines if isinstance(parsed, SkillFile) else None
 
     def text(self, path: Path) -> str | None:
         """An open buffer, or a file of the workspace (or one the model read); never another file a
