@@ -15,8 +15,8 @@ from ..pysource import PySource
 from ..runtimes import FieldSpec, Runtime
 from ..skillfile import SkillFile
 from ..textutil import split_lines
+from .cursor import registries_of
 from .describe import field_doc
-from .targets import registries_of
 
 # -- completion ----------------------------------------------------------------------------
 

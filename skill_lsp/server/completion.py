@@ -12,7 +12,7 @@ from ..discovery import is_skill_filename
 from ..index import Model, Registry, SkillEntry
 from ..model import Position, Profile, Span
 from ..runtimes import discovering
-from . import completing, describe, targets
+from . import completing, cursor, describe
 from .convert import Lines
 from .hover import markdown
 from .request import request_context
@@ -76,7 +76,7 @@ async def completion(ls: SkillLanguageServer, params: types.CompletionParams) ->
         items.append(types.CompletionItem(
             label=name,
             kind=types.CompletionItemKind.Module,
-            detail=f"{skill.profile.value} skill — {targets.relative(skill.directory, model)}",
+            detail=f"{skill.profile.value} skill — {cursor.relative(skill.directory, model)}",
             documentation=None if resolves or not description else markdown(description),
             text_edit=None if shared_range else types.TextEdit(range=replace, new_text=name),
             label_details=types.CompletionItemLabelDetails(description=description[:80] if description else None),

@@ -24,7 +24,7 @@ from ..rules.report import closest
 from ..rules.skills import load_verdicts
 from ..runtimes import Consequence, FieldSpec, Runtime, join_labels, typo_of
 from ..skillfile import SkillFile
-from .targets import CodeTarget, contains, known_names, registries_of, relative, resolve_listing
+from .cursor import CodeTarget, contains, known_names, registries_of, relative, resolve_listing
 
 
 def _fence(text: str, language: str = "text") -> str:

@@ -12,7 +12,7 @@ from ..discovery import inside_workspace
 from ..index import AgentEntry, DefinitionEntry, Model, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
 from ..rules.skills import name_problem
-from . import targets
+from . import cursor
 from .convert import Lines, uri_of, workspace_edit
 from .publish import uri_for
 from .request import Request, request_context
@@ -37,10 +37,10 @@ def _rename_target(model: Model, path: Path, position: Position) -> tuple[SkillE
         if not (entry.key_span.start <= position <= entry.value_span.end):
             return None
         return skill, _unquoted(skill.file.lines, entry.value_span)
-    target = targets.code_target(model, path, position)
+    target = cursor.code_target(model, path, position)
     if target is None or target.kind != "skill" or target.item is None or target.item.text is None:
         return None
-    resolved = targets.resolve_listing(target.owner, target.item.text)
+    resolved = cursor.resolve_listing(target.owner, target.item.text)
     if resolved is None or resolved.external:
         return None
     return resolved, target.item.content_span or target.item.span

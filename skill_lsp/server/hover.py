@@ -9,7 +9,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
 from ..index import AgentEntry, OptionsEntry
-from . import describe, targets
+from . import cursor, describe
 from .request import request_context
 from .server import SkillLanguageServer
 
@@ -34,7 +34,7 @@ async def hover(ls: SkillLanguageServer, params: types.HoverParams) -> types.Hov
         entry = skill.file.lenient_fields[found[0]]
         span = entry.value_span if found[1] else entry.key_span
         return types.Hover(contents=markdown(text), range=lines.range(ls.codec, span))
-    target = targets.code_target(model, path, position)
+    target = cursor.code_target(model, path, position)
     if target is None:
         return None
     text = describe.code_hover(model, target)

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from ..index import Model, SkillEntry
 from ..model import Position
-from . import describe, targets
+from . import cursor, describe
 from .convert import uri_of
 from .request import Request, request_context
 from .server import SkillLanguageServer
@@ -35,10 +35,10 @@ def _skill_under_cursor(model: Model, path: Path, position: Position) -> tuple[S
     skill = model.skills.get(path)
     if skill is not None:
         return skill, skill.key
-    target = targets.code_target(model, path, position)
+    target = cursor.code_target(model, path, position)
     if target is None or target.kind != "skill" or target.item is None or target.item.text is None:
         return None, None
-    return targets.resolve_listing(target.owner, target.item.text), target.item.text
+    return cursor.resolve_listing(target.owner, target.item.text), target.item.text
 
 
 async def definition(ls: SkillLanguageServer, params: types.DefinitionParams) -> list[types.Location] | None:

@@ -11,7 +11,7 @@ from ..index import AgentEntry, DefinitionEntry, OptionsEntry
 from ..model import Span
 from ..skillfile import MAX_BODY_ITEMS, SkillFile
 from ..textutil import FileTooLarge, check_size
-from . import targets
+from . import cursor
 from .convert import Lines, encoding_name
 from .navigation import skill_location
 from .protocol import Serialized
@@ -160,11 +160,11 @@ async def workspace_symbols(ls: SkillLanguageServer, params: types.WorkspaceSymb
         return []
     found = []
     for skill in model.skills.values():
-        if skill.external or not targets.symbol_matches(params.query, skill.key):
+        if skill.external or not cursor.symbol_matches(params.query, skill.key):
             continue
         found.append(types.SymbolInformation(
             name=skill.key, kind=types.SymbolKind.Module, location=skill_location(ls, skill),
-            container_name=targets.relative(skill.directory.parent, model),
+            container_name=cursor.relative(skill.directory.parent, model),
         ))
         if len(found) >= 1000:
             break
