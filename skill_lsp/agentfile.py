@@ -25,6 +25,7 @@ mirrors the frontmatter):
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import PurePath
 
 import yaml
@@ -129,12 +130,32 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
                              "directory as a subagent only when its frontmatter has a name and a description, so "
                              "this one is never offered", None))
     name = file.get_str("name")
+    refused = _refused_name(name) if name is not None and "name" not in missing else None
+    if refused is not None:
+        entry = file.fields["name"]
+        source.notes.append(("CA101", entry.value_span, f"the subagent's name {name!r} {refused}, so Claude Code does "
+                             "not load it", None))
     call = Call("agent_file", CLAUDE_CODE, callee, span, keywords, agent_name=name.strip() if name else
                 (path.stem if path is not None else None))
     source.calls.append(call)
     return source
 
 
+
+
+# Claude Code 2.1.332's subagent loader (read in its binary): a name must not start with '-', be over 256
+# characters, or hold ':' (after NFKC), which is kept for plugin namespacing; such an agent is not loaded
+NAME_LIMIT = 256
+
+
+def _refused_name(name: str) -> str | None:
+    if name.startswith("-"):
+        return "starts with '-'"
+    if len(name) > NAME_LIMIT:
+        return f"is {len(name)} characters long (at most {NAME_LIMIT})"
+    if ":" in unicodedata.normalize("NFKC", name):
+        return "holds ':', which Claude Code keeps for plugin namespacing"
+    return None
 
 
 _UNQUOTED_COLON = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+(?![\"'\[{|>])(.*: .*?)[ \t]*$")

@@ -385,7 +385,8 @@ RULES: tuple[Rule, ...] = (
         "(read in its binary) returns no agent for a project or user file without a `name`, and logs \"Missing "
         "required \\\"description\\\" field\" and loads none without a description; its validator does not check "
         "this. A plugin's agent is named after its file (the validator lists `agents/api-tester.md` as "
-        "`<plugin>:api-tester`), so there only a missing description is reported.",
+        "`<plugin>:api-tester`), so there only a missing description is reported. The same loader refuses a "
+        "`name` that starts with `-`, is over 256 characters or holds `:` (kept for plugin namespacing).",
         "---\nname: reviewer\nskills: [code-review]\n---   # no description: never offered",
     ),
     Rule(

@@ -201,3 +201,12 @@ def test_multiline_descriptions_matter_to_agentdeck_only(check_skill):
     assert codes(check_skill(text, profile="agentdeck")) == ["SK113"]
     for profile in ("claude", "spec", "collection"):
         assert check_skill(text, profile=profile) == [], profile
+
+
+def test_codex_loads_no_frontmatter_indented_with_a_tab(check_skill):
+    # Claude Code's recovery replaces leading tabs; Codex 0.171.0 loads no such skill (tests/oracles: tab-indent)
+    text = "---\nname: demo\ndescription: Do it.\nmetadata:\n\tversion: '1'\n---\n\nBody.\n"
+    finding = one(check_skill(text, profile="spec"), "SK103")
+    assert finding["severity"] == "error" and "Codex skips the skill" in finding["message"]
+    finding = one(check_skill(text, profile="claude"), "SK103")
+    assert finding["severity"] == "warning"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import run_cli
+from .helpers import one, run_cli
 
 FIXTURE = Path(__file__).parent / "user_agents"
 
@@ -121,3 +121,11 @@ def test_a_copilot_agent_file_beside_a_plugin_is_not_checked_as_a_subagent(check
         "tools/agents/audit.agent.md": "---\ndescription: Audits.\nmodel: ['GPT-5.4', 'Claude Sonnet 4.6']\n---\nAudit.\n",
     })
     assert findings == []
+
+
+@pytest.mark.parametrize(("name", "why"), [("team:reviewer", "holds ':'"), ("-reviewer", "starts with '-'")])
+def test_a_subagent_name_claude_code_refuses(check_project, name, why):
+    # Claude Code 2.1.332's subagent loader: a name with ':' (kept for plugin namespacing) or a leading '-'
+    findings = check_project({".claude/agents/reviewer.md": f"---\nname: '{name}'\ndescription: Reviews.\n---\nReview.\n"})
+    finding = one(findings, "CA101")
+    assert finding["severity"] == "error" and why in finding["message"]

@@ -146,10 +146,11 @@ def _check_yaml(judged: _Judged, file: SkillFile) -> tuple[Runtime, ...]:
             parts.append("replacing the tabs on " + _lines(shifted))
         return " and ".join(parts)
 
+    def recovers(runtime: Runtime) -> bool:
+        return runtime.recovers_yaml and recovered is not None and (runtime.recovery_replaces_tabs or not shifted)
+
     def pick(runtime: Runtime) -> Outcome | None:
-        if runtime.recovers_yaml and recovered is not None:
-            return altered(f"loads it after {what_it_did()}")
-        return runtime.yaml_error
+        return altered(f"loads it after {what_it_did()}") if recovers(runtime) else runtime.yaml_error
 
     fixes = []
     for line, (start, end) in (recovered.quoted.items() if recovered is not None else ()):
@@ -170,7 +171,7 @@ def _check_yaml(judged: _Judged, file: SkillFile) -> tuple[Runtime, ...]:
     strict = "" if worst == Consequence.DROPPED else f"{STRICT_LOADERS} drop the skill; "
     judged.report("SK103", problem.span, problem.message, pick, advice=strict + problem.advice, fixes=offered,
                   data={"recovered": recovered is not None})
-    return tuple(each for each in judged.runtimes if each.recovers_yaml and recovered is not None)
+    return tuple(each for each in judged.runtimes if recovers(each))
 
 
 def _lines(numbers: list[int]) -> str:

@@ -76,6 +76,9 @@ class Runtime:
     yaml_error: Outcome = _DROPS
     # whether it retries a failed parse after quoting values (Claude Code)
     recovers_yaml: bool = False
+    # whether that retry also replaces leading tabs (Claude Code's does; Codex 0.171.0 loads no frontmatter
+    # indented with a tab)
+    recovery_replaces_tabs: bool = True
     missing_name: Outcome | None = None
     missing_description: Outcome | None = None
     not_a_mapping: Outcome = _DROPS

@@ -41,6 +41,7 @@ RUNTIME = Runtime(
     silent_keys=SILENT,
     yaml_error=dropped("skips the skill"),
     recovers_yaml=True,
+    recovery_replaces_tabs=False,
     missing_name=None,  # named after its directory (0.171.0)
     missing_description=dropped("skips the skill"),
     not_a_mapping=dropped("skips the skill"),
