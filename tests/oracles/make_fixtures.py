@@ -145,6 +145,8 @@ CLAUDE: dict[str, tuple[str, dict[str, str]]] = {
         "README.md": "# csv-kit\n",
         "extra/csv-split/SKILL.md": fm("name: csv-split", "description: Split large CSV files."),
         "skills/csv-clean/SKILL.md": fm("name: csv-clean", "description: Clean CSV files before import.")}),
+    "agent-name-dash": ("a subagent whose name starts with '-'", {
+        ".claude/agents/reviewer.md": fm("name: -reviewer", "description: Reviews code changes.", body="You review code.\n")}),
     "plugin-root-skill": ("a marketplace plugin whose SKILL.md is at its top (no skills/), its name not the directory's", {
         ".claude-plugin/marketplace.json": '{\n  "name": "data-tools",\n  "owner": {"name": "Data Team"},\n  "plugins": [\n'
         '    {"name": "csv-kit", "source": "./csv-kit", "description": "CSV tools."}\n  ]\n}\n',
