@@ -1,7 +1,7 @@
 """Reliability tests: hostile files, hostile clients, random edits, fixes that never lose data.
 
 Hypothesis profiles: `ci` (the default: bounded, part of every run) and `long`
-(`HYPOTHESIS_PROFILE=long pytest -m slow tests/reliability -p no:cacheprovider`, see SECURITY.md).
+(`HYPOTHESIS_PROFILE=long pytest -n 0 -m slow tests/reliability -p no:cacheprovider`, see SECURITY.md).
 Neither keeps an example database (Hypothesis' own caches go to the git-ignored .hypothesis/).
 """
 
@@ -40,5 +40,5 @@ def outside(tmp_path: Path) -> Path:
 
 def pytest_itemcollected(item: pytest.Item) -> None:
     """Every reliability test is slow (stress, hostile clients, properties): CI runs them, the everyday
-    run (`python -m pytest -q`) does not; `python -m pytest -q -m slow tests/reliability` runs them alone."""
+    run (`python -m pytest -q`) does not; `python -m pytest -q -n 0 -m slow tests/reliability` runs them alone."""
     item.add_marker(pytest.mark.slow)
