@@ -216,7 +216,7 @@ def test_inline_ignore_in_the_body(check_skill):
 @example("/srv/skills/pdf", "a//b")
 @example("/srv/skills/pdf", "a/b/")
 def test_a_reference_resolves_as_normpath_of_join(directory, target):
-    from skill_lsp.rules.skills import joined
+    from skill_lsp.rules.body import joined
 
     assert joined(directory, target) == os.path.normpath(os.path.join(directory, target))
 

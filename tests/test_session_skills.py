@@ -194,8 +194,8 @@ def test_the_load_verdicts_come_from_the_frontmatter_rules_alone(tmp_path: Path,
         patched.setattr(skill_rules, "check_skill", lambda *args, body=True: check(*args))
         with_body = skill_rules.load_verdicts(skill)
     body_rules: list[object] = []
-    real = skill_rules._check_body
-    monkeypatch.setattr(skill_rules, "_check_body", lambda *args: body_rules.append(args) or real(*args))
+    real = skill_rules.check_body
+    monkeypatch.setattr(skill_rules, "check_body", lambda *args: body_rules.append(args) or real(*args))
     verdicts = skill_rules.load_verdicts(skill)
     assert body_rules == []
     assert verdicts == with_body and any(consequence is not None for _, consequence, _ in verdicts)

@@ -10,10 +10,12 @@ from ..discovery import is_skill_filename, within
 from ..index import Model, SkillEntry
 from ..model import Finding
 from ..textutil import FileTooLarge, is_too_large, read_text
+from .body import check_oversized_skill
 from .code import check_agent, check_deck, check_definition, check_options, report_notes
 from .encoding import check_encoding
+from .registry import check_skill_registry, registry_quiet, sharing_a_key
 from .report import Reporter
-from .skills import check_oversized_skill, check_skill, check_skill_registry, registry_quiet, sharing_a_key
+from .skills import check_skill
 
 __all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "lookup", "run_rules"]
 

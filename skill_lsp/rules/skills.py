@@ -1,23 +1,20 @@
-"""SK1xx / SK2xx / SK3xx: a SKILL.md's frontmatter, body and place in its registry."""
+"""SK1xx: a SKILL.md's frontmatter as each runtime that discovers it reads it; the body's rules are in body.py, the registry's in registry.py."""
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import unquote
 
 import yaml
 
 from .. import claude_tools
 from ..catalogue import BY_CODE
 from ..config import Config
-from ..discovery import split_text, within
 from ..fixtext import description_from_body, yaml_value
 from ..index import Model, SkillEntry
-from ..model import Fix, Position, Profile, Related, RenamePath, Severity, Span, TextEdit
+from ..model import Fix, Position, RenamePath, Severity, Span, TextEdit
 from ..runtimes import (
     STRICT_LOADERS,
     Consequence,
@@ -32,10 +29,12 @@ from ..runtimes import (
     typo_of,
     value_problem,
 )
-from ..runtimes.spec import BODY_LINE_LIMIT, name_problem, suggest_name
-from ..skillfile import SKILL_FOLDERS, Field, Placeholder, SkillFile, is_home_path, quote_yaml_value
-from ..textutil import MAX_FILE_BYTES, FileTooLarge, encoding_problem, read_text
+from ..runtimes.spec import name_problem, suggest_name
+from ..skillfile import Field, SkillFile, quote_yaml_value
+from ..textutil import FileTooLarge, encoding_problem, read_text
+from .body import _list_dir, check_body, claude_code_loads
 from .encoding import check_encoding
+from .registry import is_template
 from .report import Reporter, close_matches, closest, did_you_mean
 
 # name_problem and suggest_name are the specification's (runtimes.spec); imported here by their old users
@@ -98,7 +97,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
             fixes=_frontmatter_fixes(judged, file.lines), data={"expected_name": name},
         )
         if body:
-            _check_body(model, skill, reporter, dir_cache)
+            check_body(model, skill, reporter, dir_cache)
         return
     if not file.closed:
         judged.report(
@@ -125,7 +124,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         _check_fields(_Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
         _check_tools(skill, fields, reporter)
     if body:
-        _check_body(model, skill, reporter, dir_cache)
+        check_body(model, skill, reporter, dir_cache)
 
 
 def _check_yaml(judged: _Judged, file: SkillFile) -> tuple[Runtime, ...]:
@@ -533,184 +532,6 @@ def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> 
     judged.report("SK107", entry.value_span, problem, pick, fixes=fixes, runtimes=readers)
 
 
-def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
-    if directory not in cache:
-        try:
-            cache[directory] = set(os.listdir(directory))
-        except OSError:
-            cache[directory] = None
-    return cache[directory]
-
-
-def joined(directory: str, target: str) -> str:
-    """os.path.normpath(os.path.join(directory, target)) for a normalised directory's text; a plain
-    relative target (no '.', '..' or empty part: most references) is appended as it is."""
-    if (os.sep == "/" and target and not target.startswith(("/", ".")) and "/." not in target and "//" not in target
-            and not target.endswith("/")):
-        return directory + "/" + target if directory != "/" else "/" + target
-    return os.path.normpath(os.path.join(directory, target))
-
-
-def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
-    """Whether the normalised path target exists, by a listing of its directory (cached)."""
-    directory, name = split_text(target)
-    names = _list_dir(directory, cache)
-    return names is not None and name in names
-
-
-# How far above the skill directory a bare path may be meant from: its root, the plugin or the
-# project holding that root, and one more for a plugin inside a marketplace's plugins/ folder.
-_ANCESTOR_LEVELS = 4
-
-
-def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
-    """Whether a path written in the text (not a link) that is not in the skill directory names a
-    file of another skill beside it ("`lora-recipes`'s `references/mapping.md`") or one meant from
-    the plugin or project root (`uv run scripts/validate.py`, run where the agent works)."""
-    if target.startswith(("../", "./..")):
-        return False
-    root = split_text(directory)[0]
-    siblings = _list_dir(root, cache) or set()
-    if len(siblings) <= 50:  # a large root is not searched for every missing path (each sibling costs a listing)
-        for sibling in siblings:
-            other = os.path.join(root, sibling)
-            if other != directory and _exists(joined(other, target), cache):
-                return True
-    above = root
-    for _ in range(_ANCESTOR_LEVELS - 1):
-        parent = split_text(above)[0]
-        if parent == above:
-            break
-        above = parent
-        if _exists(joined(above, target), cache) or _exists(joined(above, target.rstrip("/")), cache):
-            return True
-    return _exists(joined(root, target), cache)
-
-
-def _uncertain(kind: str, directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
-    """Whether a missing path may well not be meant as a file of the skill: in prose, one without an extension
-    (a folder to make: `references/archive`) or one in a folder the skill does not have and a project has too
-    (`python scripts/deploy.py`); a link into a folder that is neither the skill's nor one of the folders
-    the specification names for a skill (`[template](.github/pull_request_template.md)`)."""
-    if kind == "base-dir":
-        # `{baseDir}` is substituted by no runtime, and authors mean the skill's directory by it as often as the
-        # project's (`{baseDir}/config`, `{baseDir}/test-reports/`): what it names cannot be told
-        return True
-    relative = target[2:] if target.startswith("./") else target
-    if kind not in ("bare", "link") or relative.startswith("..") or "/" not in relative.rstrip("/"):
-        return False
-    folder = relative.split("/", 1)[0]
-    if kind == "bare":
-        if "." not in relative.rstrip("/").rsplit("/", 1)[-1]:
-            return True
-        return folder in ("scripts", "templates", "assets") and not _own_folder(directory, target, cache)
-    return folder not in SKILL_FOLDERS and not _own_folder(directory, target, cache)
-
-
-def _own_folder(directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
-    """Whether the first folder of a relative path (`scripts` of `scripts/run.py`) is one the skill has."""
-    first = target[2:] if target.startswith("./") else target
-    folder = first.split("/", 1)[0]
-    return "/" in first and folder not in ("", ".", "..") and _list_dir(joined(directory, folder), cache) is not None
-
-
-def _all_files(directory: Path, limit: int = 500) -> list[str]:
-    found: list[str] = []
-    for base, dirs, files in os.walk(directory):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
-        for name in files:
-            found.append(Path(base, name).relative_to(directory).as_posix())
-            if len(found) >= limit:
-                return found
-    return found
-
-
-def _check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_cache: dict[str, set[str] | None]) -> None:
-    file = skill.file
-    path = skill.path
-    profile = skill.profile
-    count = file.body_line_count()  # 0: nothing but whitespace after the frontmatter
-    if file.has_frontmatter and file.closed and count == 0:
-        span = file.line_span(file.close_line or 0)
-        reporter.report(
-            "SK201", path, span,
-            "the skill has no instructions after the frontmatter; the body is what the agent reads when it loads the skill",
-            profile=profile,
-        )
-    if count > BODY_LINE_LIMIT:
-        reporter.report(
-            "SK203", path, file.line_span(file.body_start),
-            f"the body is {count} lines long; keep it under {BODY_LINE_LIMIT} and move detail into referenced files",
-            profile=profile,
-        )
-    candidates: list[str] | None = None
-    seen: set[tuple[int, int]] = set()
-    # (kind, target) -> (its path when it is missing, the closest existing files): a body may repeat a target
-    missing: dict[tuple[str, str], tuple[Path | None, list[str]]] = {}
-    directory = skill.directory_text  # strings: most references exist, and a Path costs more than the test
-    for reference in file.references:
-        if reference.kind == "loose":
-            continue
-        key = (reference.span.start.line, reference.span.start.column)
-        if key in seen:
-            continue
-        seen.add(key)
-        target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
-        if not target or target in (".", "./"):
-            continue
-        known = missing.get((reference.kind, target))
-        if known is None:
-            resolved_text = joined(directory, target)
-            if (_exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None)
-                    or (reference.kind in ("bare", "base-dir") and _found_elsewhere(directory, target, dir_cache))):
-                known = missing[(reference.kind, target)] = None, []
-            else:
-                if candidates is None:
-                    candidates = _all_files(skill.directory)
-                known = missing[(reference.kind, target)] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
-        resolved_or_none, near = known
-        if resolved_or_none is None:
-            continue
-        resolved = resolved_or_none
-        fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
-        inside = resolved != skill.directory and within(resolved, skill.directory)
-        if inside:
-            # (no fix creates the file: an empty one would only silence the finding)
-            message = f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}"
-        else:
-            fixes = []  # the skill's own files are no suggestion for a path out of it
-            base = skill.directory.parent.parent
-            shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
-            message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
-        severity = None
-        if _uncertain(reference.kind, directory, target, dir_cache):
-            # a path whose folder the skill does not have (`python scripts/deploy.py`,
-            # `[template](.github/pull_request_template.md)`): as likely one of the project the agent works in,
-            # or a folder to make, as a file of the skill
-            severity = Severity.INFORMATION
-            message += " (if it names a file of the project the agent works in, ignore this)"
-        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near},
-                        severity=severity)
-    if file.placeholders and claude_code_loads(skill):
-        for placeholder in file.placeholders:
-            _report_placeholder(skill, placeholder, reporter)
-    for reference in file.machine_paths:
-        # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
-        # be one the machine the agent runs on has: that cannot be told from the text
-        home = is_home_path(reference.target)
-        # certain where the agent follows it: a link, or a shell block it runs; in prose it may be an example
-        # (a sample request, a worked example's output), which the text alone cannot tell
-        certain = home and (reference.is_link or reference.kind == "shell")
-        reporter.report(
-            "SK204", path, reference.span,
-            f"'{reference.target}' is " + ("a path in a person's home directory; other machines do not have it — "
-                                           "reference files relative to the skill directory" if home else
-                                           "an absolute path; only a machine that has it can follow the link — "
-                                           "reference the skill's own files relative to its directory"),
-            profile=profile, severity=None if certain else Severity.INFORMATION,
-        )
-
-
 # the runtimes that look for `SKILL.md` exactly: Claude Code (2.1.332, `claude plugin validate` joins
 # "SKILL.md"), Codex (loader.rs: `file_name == "SKILL.md"`), AgentDeck (seed 001); VS Code matches the name in
 # any case (promptFileLocations.ts) and skills-ref 0.1.1 accepts `skill.md` (parser.py find_skill_md)
@@ -735,161 +556,6 @@ def _report_misnamed(skill: SkillEntry, reporter: Reporter) -> None:
     reporter.report("SK115", path, skill.file.line_span(0), message, profile=skill.profile, severity=severity,
                     fixes=[Fix(f"Rename {path.name} to SKILL.md", renames=(RenamePath(path, path.with_name("SKILL.md")),),
                                preferred=True)])
-
-
-def claude_code_loads(skill: SkillEntry) -> bool:
-    """Whether Claude Code (or the Agent SDK) discovers the skill (runtimes.discovering): a .claude/skills
-    root, a plugin's or the user's skills directory."""
-    return any(each.key == "claude-code" for each in skill.runtimes)
-
-
-_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
-
-
-# a line that substitutes a regular expression's groups (`rg --replace '$1'`, `sed 's/(a)/$1/'`, `re.sub`)
-_REPLACING = re.compile(r"--replace\b|\bsed\b|\bre\.sub\b|\.replace\(|\bperl\b")
-
-
-def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: Reporter) -> None:
-    number = int(placeholder.text[1:])
-    nth = _ORDINALS[number] if number < len(_ORDINALS) else f"{number + 1}th"
-    line = skill.file.lines[placeholder.span.start.line]
-    fixes: list[Fix] = []
-    if placeholder.why == "currency":
-        meant = "an amount"
-        advice = "write the amount without a '$' followed by digits (for example '2.5M USD')"
-    else:
-        meant = ("awk's field" if "awk" in line else "a regular expression's group" if _REPLACING.search(line)
-                 else "the shell's own positional parameter")
-        replacement = f"$({number})" if "awk" in line else f"${{{number}}}"
-        advice = f"write '{replacement}', which Claude Code leaves alone"
-        fixes.append(Fix(f"Change to '{replacement}'", edits=(TextEdit(skill.path, placeholder.span, replacement),),
-                         preferred=True))
-    # Claude Code 2.1.332 replaces `$N` only when the invocation has that many arguments (unmatched ones stay
-    # as written): sure to matter for a skill that takes arguments, uncertain for one that does not say so
-    takes = takes_arguments(skill)
-    reporter.report(
-        "SK205", skill.path, placeholder.span,
-        f"'{placeholder.text}' reads as {meant}, but Claude Code replaces it with the skill's {nth} argument when the "
-        f"skill is invoked with {number + 1} or more arguments{'' if takes else ' (this skill declares none)'}; {advice}",
-        profile=skill.profile, fixes=fixes, severity=None if takes else Severity.INFORMATION,
-    )
-
-
-def takes_arguments(skill: SkillEntry) -> bool:
-    """Whether a skill says it is invoked with arguments: an `argument-hint` or `arguments` field, or
-    `$ARGUMENTS` in its body."""
-    fields = skill.file.lenient_fields
-    return "argument-hint" in fields or "arguments" in fields or "$ARGUMENTS" in skill.file.text
-
-
-def check_oversized_skill(model: Model, path: Path, reporter: Reporter) -> None:
-    """A SKILL.md over the read limit is not analysed; say so where the user looks (line 1)."""
-    root = model.roots.get(path.parent.parent)
-    reporter.report(
-        "SK203", path, Span.point(0, 0),
-        f"this SKILL.md is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB, the most skill-lsp reads, so it was "
-        "not analysed; a body this long would not fit a model's context when the skill is loaded either",
-        profile=root.profile if root is not None else Profile.SPEC,
-    )
-
-
-def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
-    """SK301 a name under two roots of one Deck; SK302 undiscovered; SK303 unused."""
-    if skill.external:
-        return
-    if skill.root is None:
-        _report_undiscovered(model, skill, reporter)
-        return
-    if skill.misnamed:
-        return
-    key = skill.key
-    others: list[SkillEntry] = []
-    for deck in model.decks:
-        registry = deck.registry
-        if registry is None:
-            continue
-        entries = registry.skills.get(key)
-        if entries is not None and len(entries) > 1 and skill in entries:
-            others += [other for other in entries if other is not skill and other not in others]
-    if others:
-        span = skill.facts.name_span or skill.facts.first_line
-        reporter.report(
-            "SK301", skill.path, span,
-            f"the skill '{key}' is also defined at {others[0].path}; a Deck merges its roots into one registry "
-            "and build() fails on a name found under two roots",
-            profile=skill.profile,
-            related=[Related(other.path, other.facts.first_line, f"'{key}' is also defined here") for other in others],
-        )
-    # a subagent may list it by its display name or bare plugin name instead (agents_using finds those)
-    if key not in model.listings and reporter.wants("SK303") and not model.agents_using(skill):
-        reporter.report(
-            "SK303", skill.path, skill.facts.first_line,
-            f"no agent lists the skill '{key}'", profile=skill.profile,
-        )
-
-
-def sharing_a_key(model: Model) -> set[int]:
-    """The skills (by identity) that share their key with another skill in a Deck's registry: SK301's
-    only candidates."""
-    shared: set[int] = set()
-    for deck in model.decks:
-        if deck.registry is not None:
-            for entries in deck.registry.skills.values():
-                if len(entries) > 1:
-                    shared.update(id(entry) for entry in entries)
-    return shared
-
-
-def registry_quiet(model: Model, skill: SkillEntry, config: Config, shared: set[int]) -> bool:
-    """check_skill_registry would report nothing on skill (shared: sharing_a_key's), told without a
-    Reporter or a look through every Deck: run_rules asks it of every skill. Keep it in step."""
-    return (skill.external or (skill.root is not None and id(skill) not in shared
-                               and (skill.misnamed or not config.enabled(BY_CODE["SK303"]) or skill.key in model.listings)))
-
-
-# A SKILL.md that is a template to copy, not a skill: its directory says so, or its description is a
-# placeholder ("Replace with description of the skill ...", "TODO", "{{description}}").
-_TEMPLATE_WORDS = frozenset({"template", "templates", "skeleton", "boilerplate", "scaffold", "example-skill"})
-_PLACEHOLDER_TEXT = re.compile(r"(?i)^\s*(?:replace (?:with|this)|todo\b|tbd\b|fill (?:in|me)\b|\[?your description)|\{\{")
-
-
-def is_template(skill: SkillEntry) -> bool:
-    """Whether an undiscovered SKILL.md is a template to copy rather than a skill to load."""
-    words = set(re.split(r"[-_.\s]+", skill.dir_name.lower()))
-    if skill.dir_name.lower() in _TEMPLATE_WORDS or words & {"template", "templates", "skeleton", "boilerplate"}:
-        return True
-    description = skill.description
-    return description is not None and _PLACEHOLDER_TEXT.search(description) is not None
-
-
-def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
-    if is_template(skill):
-        return  # a template is copied into a root, never loaded where it is
-    # the nearest root above, for "one level too deep"
-    ancestor = skill.directory.parent
-    hint = ""
-    while ancestor != ancestor.parent:
-        root = model.roots.get(ancestor)
-        # a conventional root counts even when no skill sits directly in it yet
-        conventional = ancestor.name == "skills" and ancestor.parent.name in (".agentdeck", ".claude", ".agents", ".github")
-        if root is not None or conventional:
-            where = root.path if root is not None else ancestor
-            hint = (f"; it is nested below the root {where.parent.name}/{where.name}/ — roots are scanned direct-child "
-                    f"only, so move it to {where.parent.name}/{where.name}/{skill.dir_name}/SKILL.md")
-            break
-        if ancestor == model.folder_of(skill.path):
-            break
-        ancestor = ancestor.parent
-    severity = None
-    if not hint:
-        # outside every root: a skill installed by copying, or kept for reference; only a root below which it
-        # sits says for sure that it was meant to load there
-        hint = ("; put the skill directory directly under a skill root (.agentdeck/skills/, .claude/skills/, "
-                ".agents/skills/ or a Deck(skills=...) root) or add its parent to [tool.skill-lsp] roots")
-        severity = Severity.INFORMATION
-    reporter.report("SK302", skill.path, skill.facts.first_line, f"no skill root discovers this SKILL.md{hint}",
-                    profile=skill.profile, severity=severity)
 
 
 def load_verdicts(skill: SkillEntry) -> list[tuple[Runtime, Consequence | None, str]]:
