@@ -34,7 +34,7 @@ from ..index import Model
 from .convert import Lines
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow
-from .indexing import NearIndex, not_superseded
+from .indexing import NearIndex
 from .protocol import Serialized, SkillProtocol, arrived_at
 from .publish import Report, publish, uri_for
 from .scheduler import Job, Scheduler, keep_recent
@@ -301,11 +301,7 @@ class SkillLanguageServer(LanguageServer):
     def apply(self, job: Job) -> None:
         """On the worker thread (the scheduler's): apply job to the session, analyse, publish."""
         session = self.ensure_session()
-        session.superseded = lambda: job.superseded
-        try:
-            changed = session.apply(job)
-        finally:  # (no later build asks a finished job, which a change may have superseded since)
-            session.superseded = not_superseded
+        changed = session.apply(job)
         if self.settings.validate == "onSave":
             chosen = set(job.publish)
             if job.publish_all:

@@ -89,6 +89,8 @@ class Changes(Protocol):
     full: bool
     folders: list[Path] | None
     settings: Settings | None
+    # set (on the loop) when a later change of folders or settings makes this analysis obsolete
+    superseded: bool
 
 
 @dataclass(frozen=True)
@@ -130,8 +132,8 @@ class Session:
         # walk; it is logged either way), and the progress of a large index (message, percentage)
         self.tell: Callable[[str], None] | None = None
         self.report: Callable[[str, int | None], None] | None = None
-        # set by the server for each job: whether a later change (of folders, of settings) makes the
-        # analysis under way obsolete; a full analysis then stops with Superseded, the model unchanged
+        # during apply(): whether a later change (of folders, of settings) makes the analysis under way
+        # obsolete; a full analysis then stops with Superseded, the model unchanged
         self.superseded: Callable[[], bool] = not_superseded
         # open files: the encoding problem of their bytes on disk, as of their (mtime, size)
         self._encodings: dict[Path, tuple[tuple[int, int], tuple[int, str] | None]] = {}
@@ -431,7 +433,14 @@ class Session:
 
     def apply(self, changes: Changes) -> set[Path]:
         """changes (texts, closes, events, folders, settings) applied and analysed: the files whose
-        findings changed."""
+        findings changed. A build stops with Superseded, the model unchanged, once changes.superseded is set."""
+        self.superseded = lambda: changes.superseded
+        try:
+            return self._apply(changes)
+        finally:  # (no later build asks a finished job, which a change may have superseded since)
+            self.superseded = not_superseded
+
+    def _apply(self, changes: Changes) -> set[Path]:
         for path in changes.closed:
             self.drop_text(path)
         for path, (text, version) in changes.texts.items():
