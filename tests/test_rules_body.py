@@ -235,7 +235,7 @@ _LINE_PARTS = st.lists(st.sampled_from([
 @example("[a](references/x.md)scripts/y.sh")
 @example("[r]: scripts/a /home/me/b")
 def test_paths_outside_links_are_found_as_when_every_line_is_searched(line):
-    from skill_lsp import skillfile
+    from skill_lsp import bodyscan, skillfile
 
     def found() -> tuple[object, object]:
         skill = skillfile.parse_skill("---\nname: a\n---\n" + line + "\n")
@@ -244,7 +244,7 @@ def test_paths_outside_links_are_found_as_when_every_line_is_searched(line):
 
     quick = found()
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(skillfile, "_outside", lambda line, taken: line)  # search the whole line
+        patched.setattr(bodyscan, "_outside", lambda line, taken: line)  # search the whole line
         assert found() == quick
 
 

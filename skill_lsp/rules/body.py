@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+from ..bodyscan import SKILL_FOLDERS, Placeholder, is_home_path
 from ..discovery import split_text, within
 from ..index import Model, SkillEntry
 from ..model import Fix, Profile, Severity, Span, TextEdit
 from ..runtimes.spec import BODY_LINE_LIMIT
-from ..skillfile import SKILL_FOLDERS, Placeholder, is_home_path
 from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 

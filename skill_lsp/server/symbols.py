@@ -7,9 +7,10 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..bodyscan import MAX_BODY_ITEMS
 from ..index import AgentEntry, DefinitionEntry, OptionsEntry
 from ..model import Span
-from ..skillfile import MAX_BODY_ITEMS, SkillFile
+from ..skillfile import SkillFile
 from ..textutil import FileTooLarge, check_size
 from . import cursor
 from .convert import Lines, encoding_name

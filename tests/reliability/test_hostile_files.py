@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from skill_lsp import skillfile
+from skill_lsp.bodyscan import MAX_BODY_ITEMS
 from skill_lsp.config import Config
 from skill_lsp.index import Workspace
 from skill_lsp.model import Finding
 from skill_lsp.pysource import parse_python
 from skill_lsp.rules import run_rules
 from skill_lsp.server.session import Session
-from skill_lsp.skillfile import MAX_BODY_ITEMS, MAX_FRONTMATTER_CHARS, parse_skill
+from skill_lsp.skillfile import MAX_FRONTMATTER_CHARS, parse_skill
 from skill_lsp.textutil import MAX_FILE_BYTES, split_lines
 
 from ..helpers import Project, codes, one, skill_md
@@ -581,10 +582,10 @@ def test_invalid_utf8_in_an_agent_file(project: Project) -> None:
 def test_a_2_mb_line_of_prose_paths_is_read_in_linear_time(body: str) -> None:
     # each path's example words were searched for over the whole line again: 220 s for 5,000 paths; a
     # count of regular-expression scans, not a clock, says it is linear now
-    from skill_lsp import skillfile
+    from skill_lsp import bodyscan
 
     calls = 0
-    search = skillfile._EXAMPLE_BEFORE.search
+    search = bodyscan._EXAMPLE_BEFORE.search
 
     class Counting:
         def search(self, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -595,12 +596,12 @@ def test_a_2_mb_line_of_prose_paths_is_read_in_linear_time(body: str) -> None:
         def __getattr__(self, name):  # type: ignore[no-untyped-def]
             return getattr(search.__self__, name)
 
-    original = skillfile._EXAMPLE_BEFORE
-    skillfile._EXAMPLE_BEFORE = Counting()  # type: ignore[assignment]
+    original = bodyscan._EXAMPLE_BEFORE
+    bodyscan._EXAMPLE_BEFORE = Counting()  # type: ignore[assignment]
     try:
         text = (body * (2_000_000 // len(body)))
-        parsed = skillfile.parse_skill("---\nname: a\ndescription: b\n---\n" + text + "\n")
+        parsed = parse_skill("---\nname: a\ndescription: b\n---\n" + text + "\n")
     finally:
-        skillfile._EXAMPLE_BEFORE = original
+        bodyscan._EXAMPLE_BEFORE = original
     assert len(parsed.references) + len(parsed.machine_paths) >= 5000
     assert calls <= 5

@@ -18,7 +18,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 from tree_sitter import QueryCursor
 
-from skill_lsp import pysource, skillfile
+from skill_lsp import bodyscan, pysource
 from skill_lsp.config import Config
 from skill_lsp.index import Workspace
 from skill_lsp.model import Finding, Position, Span
@@ -132,7 +132,7 @@ def test_headings_found_at_once_are_those_found_line_by_line(text: str) -> None:
     """Without a fence or a CR, a SKILL.md's headings are found by one pattern over the body: the
     same headings, at the same places, as the line by line scan."""
     parsed = parse_skill(text.replace("\r", "").replace("`", "").replace("~", ""))
-    assert skillfile._scan_headings(parsed) == skillfile._scan_headings_by_line(parsed)
+    assert bodyscan.scan_headings(parsed) == bodyscan._scan_headings_by_line(parsed)
 
 
 @given(python_texts)
