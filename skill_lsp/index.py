@@ -1141,8 +1141,9 @@ class _Builder:
     def below_a_root(self, directory: Path) -> bool:
         """Whether directory lies inside a configured or plugin root (a plugin's skills/expertise/): its runtime
         scans the root's direct children only, so a group below it is no collection of its own."""
-        return any(root.origin in ("plugin", "config") and parent in self.model.roots and self.model.roots[parent] is root
-                   for parent in directory.parents for root in (self.model.roots.get(parent),) if root is not None)
+        roots = self.model.roots
+        return any((root := roots.get(parent)) is not None and root.origin in ("plugin", "config")
+                   for parent in directory.parents)
 
     def sub_documents(self, skill_paths: list[tuple[Path, Path]]) -> set[str]:
         """The SKILL.md files that are documents of another skill, not skills (SPEC 2.6): those in a
@@ -1306,7 +1307,9 @@ class _Builder:
                 values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
                 paths += [(name or own, item) for item in values if isinstance(item, str)]
             default = plugin_dir / "skills"
-            if not paths and not self.exists(default) and (plugin_dir / "SKILL.md").is_file():
+            top_skill = plugin_dir / "SKILL.md"
+            self.consulted.add(str(top_skill))
+            if not paths and not self.exists(default) and top_skill.is_file():
                 # a plugin whose SKILL.md is at its top, with no skills/ and no `skills` entry: Claude Code
                 # 2.1.332 loads it as the plugin's one skill (`claude plugin validate` lists <plugin>:<name>)
                 paths = [(own, "./")]
