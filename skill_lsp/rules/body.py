@@ -16,7 +16,7 @@ from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 
 
-def _list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
+def list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
     if directory not in cache:
         try:
             cache[directory] = set(os.listdir(directory))
@@ -37,7 +37,7 @@ def joined(directory: str, target: str) -> str:
 def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
     """Whether the normalised path target exists, by a listing of its directory (cached)."""
     directory, name = split_text(target)
-    names = _list_dir(directory, cache)
+    names = list_dir(directory, cache)
     return names is not None and name in names
 
 
@@ -53,7 +53,7 @@ def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | No
     if target.startswith(("../", "./..")):
         return False
     root = split_text(directory)[0]
-    siblings = _list_dir(root, cache) or set()
+    siblings = list_dir(root, cache) or set()
     if len(siblings) <= 50:  # a large root is not searched for every missing path (each sibling costs a listing)
         for sibling in siblings:
             other = os.path.join(root, sibling)
@@ -94,7 +94,7 @@ def _own_folder(directory: str, target: str, cache: dict[str, set[str] | None]) 
     """Whether the first folder of a relative path (`scripts` of `scripts/run.py`) is one the skill has."""
     first = target[2:] if target.startswith("./") else target
     folder = first.split("/", 1)[0]
-    return "/" in first and folder not in ("", ".", "..") and _list_dir(joined(directory, folder), cache) is not None
+    return "/" in first and folder not in ("", ".", "..") and list_dir(joined(directory, folder), cache) is not None
 
 
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
@@ -144,7 +144,7 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         known = missing.get((reference.kind, target))
         if known is None:
             resolved_text = joined(directory, target)
-            if (_exists(resolved_text, dir_cache) or (target.endswith("/") and _list_dir(resolved_text, dir_cache) is not None)
+            if (_exists(resolved_text, dir_cache) or (target.endswith("/") and list_dir(resolved_text, dir_cache) is not None)
                     or (reference.kind in ("bare", "base-dir") and _found_elsewhere(directory, target, dir_cache))):
                 known = missing[(reference.kind, target)] = None, []
             else:

@@ -32,7 +32,7 @@ from ..runtimes import (
 from ..runtimes.spec import name_problem, suggest_name
 from ..skillfile import Field, SkillFile, quote_yaml_value
 from ..textutil import FileTooLarge, encoding_problem, read_text
-from .body import _list_dir, check_body, claude_code_loads
+from .body import check_body, claude_code_loads, list_dir
 from .encoding import check_encoding
 from .registry import is_template
 from .report import Reporter, close_matches, closest, did_you_mean
@@ -429,13 +429,13 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
     settings_dir = root.path.parent
     # the directory's listing is a dependency (a settings file created or deleted), and so is each file
     # that exists (edited in place, it changes its own mtime, not the directory's)
-    names = _list_dir(str(settings_dir), dir_cache)
+    names = list_dir(str(settings_dir), dir_cache)
     texts = []
     for name in claude_code.SETTINGS_FILES:
         if names is None or name not in names:
             continue
         target = str(settings_dir / name)
-        _list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
+        list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
         try:
             texts.append(read_text(Path(target), 1024 * 1024))
         except (OSError, FileTooLarge):
