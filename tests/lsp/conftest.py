@@ -277,6 +277,24 @@ def change_document(client: LanguageClient, path: Path, text: str, version: int)
     ))
 
 
+SERVER_CANCELLED = -32802
+
+
+async def asked_again(request, *args, attempts: int = 50):
+    """A request's answer, asked again while the server answers ServerCancelled (LSP 3.17: "ask again"), as a
+    client must: a pull waits a bounded time for an analysis under way, and a busy machine can run past it."""
+    from pygls.exceptions import JsonRpcException
+
+    for attempt in range(attempts):
+        try:
+            return await request(*args)
+        except JsonRpcException as error:
+            if error.code != SERVER_CANCELLED or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.1)
+    raise AssertionError("unreachable")
+
+
 async def diagnostics_for(client: LanguageClient, path: Path, predicate=lambda items: True, attempts: int = 50):
     """The last published diagnostics of path, once predicate holds (waits for publications)."""
     key = uri(path)

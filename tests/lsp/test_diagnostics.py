@@ -14,6 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .conftest import (
     PROFILES,
     SERVER,
+    asked_again,
     change_document,
     codes,
     diagnostics_for,
@@ -184,19 +185,19 @@ async def test_a_pulled_report_follows_its_text_when_its_findings_stay_the_same(
     agent.write_text(text, encoding="utf-8")
     open_document(client, agent)
     ask = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri(agent)))
-    before = await client.text_document_diagnostic_async(ask)
+    before = await asked_again(client.text_document_diagnostic_async, ask)
     column = text.split("\n")[2].index('"nope"')
     assert [(item.code, item.range.start.character) for item in before.items] == [("AD101", column)]
     typed = text.replace('"xx"', '"x\U0001F600"')
     change_document(client, agent, typed, 2)
     agent.write_text(typed, encoding="utf-8")  # (where position_of reads it)
-    after = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+    after = await asked_again(client.text_document_diagnostic_async, types.DocumentDiagnosticParams(
         text_document=ask.text_document, previous_result_id=before.result_id))
     assert after.kind == "full" and after.result_id != before.result_id
     moved = position_of(agent, '"nope"', encoding=encoding_of(client))
     assert moved.character > column
     assert [(item.code, item.range.start) for item in after.items] == [("AD101", moved)]
-    workspace_report = await client.workspace_diagnostic_async(types.WorkspaceDiagnosticParams(
+    workspace_report = await asked_again(client.workspace_diagnostic_async, types.WorkspaceDiagnosticParams(
         previous_result_ids=[types.PreviousResultId(uri=uri(agent), value=after.result_id)]))
     mine = [item for item in workspace_report.items if item.uri == uri(agent)]
     assert [(item.kind, item.result_id, item.version) for item in mine] == [("unchanged", after.result_id, 2)]
