@@ -396,3 +396,33 @@ def test_claude_settings_that_change_the_listing_cap_are_seen(project: Project, 
     past = time.time() - 30  # newer than the cached analysis' view of it, old enough to be cached again
     os.utime(settings, (past, past))
     assert codes(project.check()) == ["SK110"]
+
+
+def test_a_changed_skill_lsp_of_the_same_version_does_not_read_back_the_old_analyses(tmp_path: Path) -> None:
+    """The cache's header holds the code's identity (its modules' sizes and mtimes), not the version alone: an
+    edited or reinstalled skill-lsp of the same version (an editable install, a clone between releases) reads
+    back nothing its older code analysed."""
+    import shutil
+    import subprocess
+    import sys
+
+    code = tmp_path / "code"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "skill_lsp", code / "skill_lsp",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    project = tmp_path / "proj"
+    (project / ".claude/skills/refunds").mkdir(parents=True)
+    (project / ".claude/skills/refunds/SKILL.md").write_text("---\nname: refunds\n---\n\nRefund.\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(code), "SKILL_LSP_CACHE_DIR": str(tmp_path / "cache")}
+
+    def check() -> str:
+        result = subprocess.run([sys.executable, "-m", "skill_lsp", "check", "."], cwd=project, env=env,
+                                capture_output=True, text=True, timeout=120)
+        return result.stdout
+
+    first = check()
+    assert "Claude Code lists it with the body's first paragraph" in first
+    assert check() == first  # the cache answers the same
+    rules = code / "skill_lsp/runtimes/claude_code.py"
+    rules.write_text(rules.read_text(encoding="utf-8").replace(
+        "lists it with the body's first paragraph", "LISTS IT WITH THE BODY'S FIRST PARAGRAPH"), encoding="utf-8")
+    assert "Claude Code LISTS IT WITH THE BODY'S FIRST PARAGRAPH" in check()
