@@ -67,6 +67,10 @@ _TEMPLATE_LINE = re.compile(r"\[(?:[A-Z][a-z]+(?: [A-Za-z]+){0,3}|\.\.\.|TODO|TB
 _EXAMPLE_AFTER = re.compile(r"(?i)\bwould (?:be (?:helpful|useful)|help)\b|\bcould (?:be|hold|contain)\b")
 # right after a path, what says it is another skill's file: "Follow `references/ingest.md` in the llm-wiki skill"
 _OTHER_SKILL = re.compile(r"(?i)\W*(?:in|of|from) the [\w-]+ skill\b")
+# right before a path, what says it is another skill's file ("see llm-wiki skill's `references/x.md`") or one the
+# skill has the agent make ("Save `references/extract.py`:", "Create `scripts/run.sh`"); matched on the few
+# characters before the path only
+_BEFORE_PATH = re.compile(r"(?i)(?:\b[\w-]+ skill's|\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?)\W{0,3}$")
 # A list whose lead-in says its items are files to make or examples: "Move detailed content to
 # references/:", "Create a `references/` directory and move supporting material there:".
 _EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
@@ -478,7 +482,8 @@ def _bare_kind(line: str, start: int, end: int, code: list[tuple[int, int]], exa
             return "loose"  # "references/examples/scripts", "assets/code": folder names as words
     elif "](" in line[span[0] : span[1]]:
         return "loose"  # `[text](references/filename.md)`: link syntax shown as an example
-    if _example_before(line, start) or _example_after(line, end) or _OTHER_SKILL.match(line, end):
+    if (_example_before(line, start) or _example_after(line, end) or _OTHER_SKILL.match(line, end)
+            or _BEFORE_PATH.search(line, max(0, start - 40), start)):
         return "loose"
     return "bare"
 

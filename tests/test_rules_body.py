@@ -362,3 +362,12 @@ def test_sk202_not_on_good_and_bad_examples_or_template_lines(check_skill, body)
 def test_sk202_not_on_another_skills_file(check_skill):
     body = "Follow `references/ingest-workflow.md` in the llm-wiki skill.\n"
     assert codes(check_skill(skill_md(body=body), files={"references/other.md": "x\n"})) == []
+
+
+@pytest.mark.parametrize("body", [
+    "Use the template (see llm-wiki skill's `references/page-formats.md`).",
+    "Save `scripts/extract-images.py`:",
+    "Create `references/notes.md` with what you found.",
+])
+def test_sk202_not_on_another_skills_file_or_one_the_agent_makes(check_skill, body):
+    assert codes(check_skill(skill_md(body=body + "\n"), files={"references/other.md": "x\n", "scripts/a.py": "x\n"})) == []
