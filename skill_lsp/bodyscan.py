@@ -71,6 +71,7 @@ _OTHER_SKILL = re.compile(r"(?i)\W*(?:in|of|from) the [\w-]+ skill\b")
 # skill has the agent make ("Save `references/extract.py`:", "Create `scripts/run.sh`"); matched on the few
 # characters before the path only
 _BEFORE_PATH = re.compile(r"(?i)(?:\b[\w-]+ skill's|\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?)\W{0,3}$")
+_MAKES = re.compile(r"(?i)\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?\W{0,3}$")
 # A list whose lead-in says its items are files to make or examples: "Move detailed content to
 # references/:", "Create a `references/` directory and move supporting material there:".
 _EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
@@ -428,6 +429,8 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
             continue  # cut at a pattern's or a template's character (`references/api_{version}.md`, `scripts/*.py`)
         span = Span.of(number, match.start(1), number, match.start(1) + len(target))
         kind = _bare_kind(line, match.start(1), match.start(1) + len(target), code, example_list)
+        if kind == "loose" and _MAKES.search(line, max(0, match.start(1) - 40), match.start(1)):
+            skill.made.add(target)  # a file the skill has the agent make: no mention of it is a missing file
         skill.references.append(Reference(target, span, False, kind))
     if machine:
         _scan_machine_paths(skill, number, line, inside)

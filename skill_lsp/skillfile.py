@@ -154,6 +154,8 @@ class SkillFile:
     body_start: int = 0
     references: list[Reference] = field(default_factory=list)
     machine_paths: list[Reference] = field(default_factory=list)
+    # the paths the body has the agent make ("Save `references/extract.py`:"): not missing where mentioned
+    made: set[str] = field(default_factory=set)
     placeholders: list[Placeholder] = field(default_factory=list)
     _headings: list[Heading] | None = field(default=None, repr=False, compare=False)
     # line -> suppressed codes (an empty set suppresses every code)

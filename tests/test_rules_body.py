@@ -371,3 +371,8 @@ def test_sk202_not_on_another_skills_file(check_skill):
 ])
 def test_sk202_not_on_another_skills_file_or_one_the_agent_makes(check_skill, body):
     assert codes(check_skill(skill_md(body=body + "\n"), files={"references/other.md": "x\n", "scripts/a.py": "x\n"})) == []
+
+
+def test_sk202_not_on_a_file_the_skill_has_the_agent_make(check_skill):
+    body = "Extract the images with `scripts/extract-images.py`.\n\nSave `scripts/extract-images.py`:\n"
+    assert codes(check_skill(skill_md(body=body), files={"scripts/a.py": "x\n"})) == []

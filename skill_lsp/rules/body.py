@@ -139,7 +139,7 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
             continue
         seen.add(key)
         target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
-        if not target or target in (".", "./"):
+        if not target or target in (".", "./") or target in file.made:
             continue
         known = missing.get((reference.kind, target))
         if known is None:
