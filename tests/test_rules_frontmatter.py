@@ -462,3 +462,12 @@ def test_sk111_in_a_collection_says_which_runtimes_read_the_key(check_skill):
     assert "Claude Code and VS Code Copilot read it" in by_key["argument-hint"]["message"]
     assert "skills-ref rejects keys it does not define" in by_key["owner-team"]["message"]
     assert "runtimes ignore it" in by_key["owner-team"]["message"]
+
+
+def test_sk111_a_misspelt_name_equal_to_the_directory_changes_nothing_in_claude_code(check_skill):
+    finding = one(check_skill("---\nName: refunds\ndescription: Refunds.\n---\n\nBody.\n", profile="claude",
+                              directory="refunds"), "SK111")
+    assert finding["severity"] == "information" and "did you mean 'name'" in finding["message"]
+    finding = one(check_skill("---\nName: refund-desk\ndescription: Refunds.\n---\n\nBody.\n", profile="claude",
+                              directory="refunds"), "SK111")
+    assert finding["severity"] == "warning"

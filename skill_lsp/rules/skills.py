@@ -331,6 +331,11 @@ def _unknown_key(judged: _Judged, entry: Field, fields: dict[str, Field]) -> Non
         severity, problem = Severity.WARNING, f"'{key}' is not a field {names} reads{did_you_mean(near)}"
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(judged.skill.path, entry.key_span, near[0]),),
                      preferred=True)] if fixable else []
+        if near == ["name"] and entry.value == judged.skill.dir_name and all(each.missing_name is None for each in runtimes):
+            # `Name: <the directory's name>`: every runtime of the skill names it after its directory without a
+            # name, so the ignored key changes nothing they load
+            severity = Severity.INFORMATION
+            problem += "; the value is the directory's name, which they use anyway"
     elif all(each.key == "spec" for each in runtimes):
         # a collection, installed into runtimes that may read the key: skills-ref 0.1.1 rejects every key the
         # specification does not define ("Unexpected fields in frontmatter"), which no runtime does
