@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 MAX_BODY_ITEMS = 5_000
 
 IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # Every pattern here runs on every body line, so each must be linear in the line's length: no
 # two adjacent quantifiers that can match the same characters (the old heading pattern took
 # minutes on a 4,000-character line); a heading's closing hashes are stripped in code.
@@ -70,8 +70,9 @@ _OTHER_SKILL = re.compile(r"(?i)\W*(?:in|of|from) the [\w-]+ skill\b")
 # right before a path, what says it is another skill's file ("see llm-wiki skill's `references/x.md`") or one the
 # skill has the agent make ("Save `references/extract.py`:", "Create `scripts/run.sh`"); matched on the few
 # characters before the path only
-_BEFORE_PATH = re.compile(r"(?i)(?:\b[\w-]+ skill's|\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?)\W{0,3}$")
-_MAKES = re.compile(r"(?i)\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?\W{0,3}$")
+_MAKES_WORDS = r"\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?"
+_MAKES = re.compile(rf"(?i){_MAKES_WORDS}\W{{0,3}}$")
+_BEFORE_PATH = re.compile(rf"(?i)(?:\b[\w-]+ skill's|{_MAKES_WORDS})\W{{0,3}}$")
 # A list whose lead-in says its items are files to make or examples: "Move detailed content to
 # references/:", "Create a `references/` directory and move supporting material there:".
 _EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
@@ -116,7 +117,7 @@ class Heading:
 def _fence_change(line: str, in_fence: str | None) -> tuple[bool, str | None]:
     """Whether line (holding a backtick or a tilde) opens or closes a code fence, and the fence open
     after it."""
-    fence = _FENCE.match(line)
+    fence = FENCE.match(line)
     if fence:
         marker = fence.group(1)
         if in_fence is None:

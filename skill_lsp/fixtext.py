@@ -12,14 +12,14 @@ import re
 
 import yaml
 
+from .bodyscan import FENCE
+from .runtimes.spec import DESCRIPTION_LIMIT
 from .skillfile import quote_yaml_value
 
-# The spec's limit (1,024 characters, skills-ref and AgentDeck too); a description taken from a body is
-# kept to its first sentences within SENTENCES_UP_TO characters, well inside Claude Code's listing cap.
-DESCRIPTION_LIMIT = 1024
+# A description taken from a body is kept to its first sentences within SENTENCES_UP_TO characters, well
+# inside the spec's limit (DESCRIPTION_LIMIT) and Claude Code's listing cap.
 SENTENCES_UP_TO = 250
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 # a line that starts a block other than a paragraph: a heading, a list item, a quote, a table, HTML, a rule, an image
 _NOT_PROSE = re.compile(r"^\s{0,3}(#|[-*+]\s|\d+[.)]\s|>|\||<|!\[|([-*_])\s*\2\s*\2)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -32,7 +32,7 @@ def description_from_body(lines: list[str]) -> str | None:
     fence: str | None = None
     paragraph: list[str] = []
     for line in [*lines, ""]:
-        opening = _FENCE.match(line)
+        opening = FENCE.match(line)
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None

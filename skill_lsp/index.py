@@ -17,6 +17,7 @@ from typing import NamedTuple, TypeVar
 from .codefiles import is_code_path, parse_code
 from .config import Config, LoadedConfig, load_pyproject, merge, user_agents_dir, user_skills_dir, walk_exclude
 from .discovery import (
+    CONVENTIONAL_ROOTS,
     Listing,
     is_skill_filename,
     is_user_agent_path,
@@ -874,7 +875,7 @@ def _conventional_root(directory: Path) -> Root | None:
 def _conventional_root_text(directory: str) -> bool:
     """Whether a directory's text names a runtime's own root (_conventional_root without a Path)."""
     above, name = split_text(directory)
-    return name == "skills" and split_text(above)[1] in (".agentdeck", ".claude", ".agents", ".github")
+    return name == "skills" and split_text(above)[1] in CONVENTIONAL_ROOTS
 
 
 def _below_conventional_root(directory: Path) -> bool:

@@ -6,6 +6,7 @@ import re
 
 from ..catalogue import BY_CODE
 from ..config import Config
+from ..discovery import CONVENTIONAL_ROOTS
 from ..index import Model, SkillEntry
 from ..model import Related, Severity
 from .report import Reporter
@@ -89,7 +90,7 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
     while ancestor != ancestor.parent:
         root = model.roots.get(ancestor)
         # a conventional root counts even when no skill sits directly in it yet
-        conventional = ancestor.name == "skills" and ancestor.parent.name in (".agentdeck", ".claude", ".agents", ".github")
+        conventional = ancestor.name == "skills" and ancestor.parent.name in CONVENTIONAL_ROOTS
         if root is not None or conventional:
             where = root.path if root is not None else ancestor
             hint = (f"; it is nested below the root {where.parent.name}/{where.name}/ — roots are scanned direct-child "
