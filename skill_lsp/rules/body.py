@@ -175,8 +175,9 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near},
                         severity=severity)
     if file.placeholders and claude_code_loads(skill):
+        takes = takes_arguments(skill)  # once: it looks through the whole text
         for placeholder in file.placeholders:
-            _report_placeholder(skill, placeholder, reporter)
+            _report_placeholder(skill, placeholder, reporter, takes)
     for reference in file.machine_paths:
         # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
         # be one the machine the agent runs on has: that cannot be told from the text
@@ -207,7 +208,7 @@ _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", 
 _REPLACING = re.compile(r"--replace\b|\bsed\b|\bre\.sub\b|\.replace\(|\bperl\b")
 
 
-def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: Reporter) -> None:
+def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: Reporter, takes: bool) -> None:
     number = int(placeholder.text[1:])
     nth = _ORDINALS[number] if number < len(_ORDINALS) else f"{number + 1}th"
     line = skill.file.lines[placeholder.span.start.line]
@@ -224,7 +225,6 @@ def _report_placeholder(skill: SkillEntry, placeholder: Placeholder, reporter: R
                          preferred=True))
     # Claude Code 2.1.332 replaces `$N` only when the invocation has that many arguments (unmatched ones stay
     # as written): sure to matter for a skill that takes arguments, uncertain for one that does not say so
-    takes = takes_arguments(skill)
     reporter.report(
         "SK205", skill.path, placeholder.span,
         f"'{placeholder.text}' reads as {meant}, but Claude Code replaces it with the skill's {nth} argument when the "
