@@ -33,6 +33,7 @@ import yaml
 from .model import Position, Span
 from .nearest import close_matches
 from .pysource import Call, Keyword, PySource, PyValue
+from .runtimes.claude_code import NAME_CAP
 from .skillfile import Field, SkillFile, parse_skill
 
 CLAUDE_CODE = "claude_code"
@@ -145,7 +146,7 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
 
 # Claude Code 2.1.332's subagent loader (read in its binary): a name must not start with '-', be over 256
 # characters, or hold ':' (after NFKC), which is kept for plugin namespacing; such an agent is not loaded
-NAME_LIMIT = 256
+NAME_LIMIT = NAME_CAP  # the same bound (bU = 256 in the binary) as a skill's display name
 
 
 def _refused_name(name: str) -> str | None:
