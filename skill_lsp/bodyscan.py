@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .drawings import TreeReader, column_at, example_columns
 from .model import Span
 from .textutil import covered_by
 
@@ -58,12 +59,13 @@ _SHELL_FENCES = frozenset({"bash", "sh", "shell", "zsh", "console", "fish", "!"}
 # skills) name a file of the skill itself, wherever they are written.
 _SKILL_DIR_PATH = re.compile(r"(?:\$\{CLAUDE_SKILL_DIR\}|\{baseDir\})/([\w.@+-]+(?:/[\w.@+-]+)*/?)")
 # Words that make a path on the same line an example of what a skill could hold, not a file of this
-# one: "**Example**: `scripts/rotate_pdf.py`", "e.g. `references/finance.md`", and, after the path,
-# "A `scripts/x.py` script would be helpful".
-_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?\b|e\.g\.|for instance\b|such as\b|good\b\s*\**:|bad\b\s*\**:|avoid\b)"
+# one: "**Example**: `scripts/rotate_pdf.py`", "e.g. `references/finance.md`", "Create new skill + migration guide
+# (use `references/migration.md`)", and, after the path, "A `scripts/x.py` script would be helpful".
+_EXAMPLE_BEFORE = re.compile(r"(?i)\b(?:examples?\b|e\.g\.|for instance\b|such as\b|good\b\s*\**:|bad\b\s*\**:|avoid\b"
+                             r"|new skills?\b)"
                              r"|[\u2713\u2714\u2717\u2718\u274c\u2705]")
 # A line of a template to fill in: a bracketed placeholder that is no link ("- [c4-file.md](./c4-file.md) - [Description]").
-_TEMPLATE_LINE = re.compile(r"\[(?:[A-Z][a-z]+(?: [A-Za-z]+){0,3}|\.\.\.|TODO|TBD)\](?![(\[:])")
+TEMPLATE_LINE = re.compile(r"\[(?:[A-Z][a-z]+(?: [A-Za-z]+){0,3}|\.\.\.|TODO|TBD)\](?![(\[:])")
 _EXAMPLE_AFTER = re.compile(r"(?i)\bwould (?:be (?:helpful|useful)|help)\b|\bcould (?:be|hold|contain)\b")
 # right after a path, what says it is another skill's file: "Follow `references/ingest.md` in the llm-wiki skill"
 _OTHER_SKILL = re.compile(r"(?i)\W*(?:in|of|from) the [\w-]+ skill\b")
@@ -159,17 +161,30 @@ def scan_body(skill: SkillFile) -> None:
     shell_fence = False
     # whether the current list's lead-in line introduces examples or files to make
     lead_in = False
+    tree: TreeReader | None = None  # the directory tree the current code block may draw
+    # the current table's columns headed as examples (None: the line before was no table's)
+    table: frozenset[int] | None = None
     for number in range(skill.body_start, len(lines)):  # _unfenced_lines, inlined: this runs on every line
         line = lines[number]
         if "`" in line or "~" in line:
             changed, in_fence = _fence_change(line, in_fence)
             if changed:
                 shell_fence = in_fence is not None and _fence_language(line) in _SHELL_FENCES
+                if tree is not None and tree.tree is not None:
+                    skill.drawn.append(tree.tree)
+                tree = TreeReader() if in_fence is not None and wants_references else None
                 continue
         if in_fence is not None:
+            if tree is not None:
+                tree.feed(line)
             if wants_references and "/" in line and not _references_full(skill):
                 _scan_fenced_line(skill, number, line, shell_fence)
             continue
+        if line.lstrip().startswith("|"):
+            if table is None:
+                table = example_columns(line)
+        else:
+            table = None
         if wants_ignores and "skill-lsp" in line:
             match = IGNORE.search(line)
             if match:
@@ -184,7 +199,9 @@ def scan_body(skill: SkillFile) -> None:
                 if not wants_ignores:
                     return
             else:
-                _scan_line_references(skill, number, line, lead_in and _LIST_ITEM.match(line) is not None)
+                _scan_line_references(skill, number, line, lead_in and _LIST_ITEM.match(line) is not None, table)
+    if tree is not None and tree.tree is not None:
+        skill.drawn.append(tree.tree)  # a block left open at the end of the file
 
 
 def _fence_language(line: str) -> str:
@@ -384,7 +401,10 @@ def _code_span_holding(code: list[tuple[int, int]], start: int, end: int) -> tup
     return next(((open_, close) for open_, close in code if open_ <= start and end <= close), None)
 
 
-def _scan_line_references(skill: SkillFile, number: int, line: str, example_list: bool = False) -> None:
+def _scan_line_references(skill: SkillFile, number: int, line: str, example_list: bool = False,
+                          table: frozenset[int] | None = None) -> None:
+    """The links, bare paths and machine paths of a line outside code blocks; example_list: the line is an item
+    of a list introduced as examples; table: the columns of the line's table headed as examples."""
     # each pattern runs only on a line holding what it cannot match without (a substring test costs
     # a fraction of a pattern's scan)
     code = _code_spans(line) if "`" in line else []
@@ -404,8 +424,9 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
             target, start = target[1:-1], start + 1
         taken.append((match.start(), match.end()))
         if template is None:
-            template = _TEMPLATE_LINE.search(line) is not None
-        _add_reference(skill, number, target, start, is_link=True, example=template)
+            template = TEMPLATE_LINE.search(line) is not None
+        _add_reference(skill, number, target, start, is_link=True,
+                       example=template or bool(table and column_at(line, start) in table))
     definition = _REF_DEF.match(line) if "]:" in line else None
     if definition:
         target = definition.group(1)
@@ -429,7 +450,8 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
         if line[match.end(1) : match.end(1) + 1] in _PATTERN_NEXT:
             continue  # cut at a pattern's or a template's character (`references/api_{version}.md`, `scripts/*.py`)
         span = Span.of(number, match.start(1), number, match.start(1) + len(target))
-        kind = _bare_kind(line, match.start(1), match.start(1) + len(target), code, example_list)
+        kind = _bare_kind(line, match.start(1), match.start(1) + len(target), code,
+                          example_list or bool(table and column_at(line, match.start(1)) in table))
         if kind == "loose" and _MAKES.search(line, max(0, match.start(1) - 40), match.start(1)):
             skill.made.add(target)  # a file the skill has the agent make: no mention of it is a missing file
         skill.references.append(Reference(target, span, False, kind))
@@ -439,8 +461,9 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
 
 # characters after a path that make it part of a pattern or a template, not a file's name
 _PATTERN_NEXT = frozenset("{}*$%")
-# a file name that stands for any file ("python scripts/script_name.py --help", "references/your_file.md")
-_PLACEHOLDER_FILE = re.compile(r"/(?:your[_-]\w*|\w*[_-]name|name|filename|foo|bar|xxx+)\.\w+$")
+# a file name that stands for any file ("python scripts/script_name.py --help", "references/your_file.md",
+# "[c4-component-name.md](./c4-component-name.md)")
+_PLACEHOLDER_FILE = re.compile(r"(?:^|/)(?:your[_-][\w-]*|[\w-]*[_-]name|name|filename|foo|bar|xxx+)\.\w+$")
 
 
 # The example words of the last line asked about, found once per line: a line of 2 MB holding thousands of paths
@@ -527,7 +550,7 @@ def _add_reference(skill: SkillFile, number: int, target: str, start: int, is_li
         return
     if _PLACEHOLDER.search(target):
         return  # a template or a placeholder, not a file
-    kind = "loose" if example else "link" if is_link else "bare"
+    kind = "loose" if example or _PLACEHOLDER_FILE.search(target) else "link" if is_link else "bare"
     last = target.rstrip("/").rsplit("/", 1)[-1]
     if is_link and "." not in last and not target.endswith("/") and target.split("/", 1)[0] not in SKILL_FOLDERS:
         kind = "loose"  # [Runbook](internal-wiki/deployment-runbook): a page of a wiki or a site, not a file

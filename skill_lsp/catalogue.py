@@ -215,11 +215,15 @@ RULES: tuple[Rule, ...] = (
         "skill's folders, GFM footnotes (`[^1]: ...`), file names that stand for any file (`scripts/script_name.py`, "
         "`your_file.md`), patterns and templates (`references/vector-{a..i}-*.md`, `references/api_{version}.md`, "
         "`scripts/*.py`), good and bad examples (\"✓ Good: ...\", \"Avoid: ...\"), lines of a template to fill in "
-        "(`[Description]`), table cells of folders or prefixes, and anything in code blocks other than "
+        "(`[Description]`), table cells of folders or prefixes, cells of a column headed \"Example\", a path the text "
+        "gives as an example elsewhere, a file of a new skill (\"Create new skill ... `references/migration.md`\"), "
+        "files drawn in a directory tree under another directory than the skill's (an `onboarding/` folder the "
+        "skill generates, a lesson's `bigquery-skill/`), and anything in code blocks other than "
         "`${CLAUDE_SKILL_DIR}` paths. Severity from certainty: a link, or a path in a folder the skill has, is a "
         "warning; a path in prose without an extension (a folder to make) or in `scripts/`, `templates/` or "
         "`assets/` that the skill does not have, and a link into a folder that is neither the skill's nor one the "
-        "specification names, may be the project's own (`python scripts/deploy.py`): information.",
+        "specification names, may be the project's own (`python scripts/deploy.py`), and a link to a bare `name.md` in "
+        "a body that writes out a document to fill in (headings such as `### [Persona Name]`): information.",
         "Run [the extractor](scripts/extract.py) when ...   # scripts/extract.py is missing",
     ),
     Rule(

@@ -11,6 +11,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from .bodyscan import IGNORE, Heading, Placeholder, Reference, scan_body, scan_headings, scan_placeholders
+from .drawings import DrawnTree
 from .model import Position, Span
 from .runtimes.claude_code import quote, recover_lines
 from .textutil import split_lines
@@ -156,6 +157,8 @@ class SkillFile:
     machine_paths: list[Reference] = field(default_factory=list)
     # the paths the body has the agent make ("Save `references/extract.py`:"): not missing where mentioned
     made: set[str] = field(default_factory=set)
+    # the directory trees its code blocks draw (drawings.DrawnTree)
+    drawn: list[DrawnTree] = field(default_factory=list)
     placeholders: list[Placeholder] = field(default_factory=list)
     _headings: list[Heading] | None = field(default=None, repr=False, compare=False)
     # line -> suppressed codes (an empty set suppresses every code)

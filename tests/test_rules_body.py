@@ -376,3 +376,74 @@ def test_sk202_not_on_another_skills_file_or_one_the_agent_makes(check_skill, bo
 def test_sk202_not_on_a_file_the_skill_has_the_agent_make(check_skill):
     body = "Extract the images with `scripts/extract-images.py`.\n\nSave `scripts/extract-images.py`:\n"
     assert codes(check_skill(skill_md(body=body), files={"scripts/a.py": "x\n"})) == []
+
+
+# -- SK202: what a body draws, tables of examples, templates to fill in --------------------------------------------
+
+ONBOARDING = """Generate an `onboarding/` folder with these files:
+
+```
+onboarding/
+├── index.md                 # links to every guide
+└── guides/
+    ├── contributor-guide.md # for new contributors
+    └── executive-guide.md
+```
+
+### `index.md`
+
+| Guide | Audience |
+|-------|----------|
+| [Contributor Guide](./guides/contributor-guide.md) | New contributors |
+| [Executive Guide](./guides/executive-guide.md) | Leaders |
+"""
+
+
+def test_sk202_not_on_files_of_a_directory_the_body_draws(check_skill):
+    # the onboarding/ folder is what the skill generates: its index's links are that folder's files
+    assert codes(check_skill(skill_md(body=ONBOARDING), files={"references/a.md": "x\n"})) == []
+
+
+def test_sk202_on_files_of_the_skills_own_drawn_layout(check_skill):
+    # a tree of the skill's own directory (its name, or no name) promises those files
+    for root in ("demo/\n", ""):
+        body = f"```\n{root}├── SKILL.md\n└── references/\n    └── api.md\n```\n\nRead `references/api.md`.\n"
+        finding = one(check_skill(skill_md(body=body)), "SK202")
+        assert finding["severity"] == "warning"
+        assert finding["line"] == BODY_LINE + (7 if root else 6)
+
+
+def test_sk202_not_on_a_lessons_example_skill(check_skill):
+    body = ("```\nbigquery-skill/\n├── SKILL.md\n└── reference/\n    ├── finance.md (revenue)\n    └── sales.md\n```\n\n"
+            "Claude reads SKILL.md, sees the reference to `reference/finance.md`, and reads just that file.\n")
+    assert codes(check_skill(skill_md(body=body))) == []
+
+
+def test_sk202_not_in_a_tables_example_column_nor_where_that_example_repeats(check_skill):
+    body = ("| Path type | Example | Works when installed? |\n| --- | --- | --- |\n"
+            "| Relative | `./references/guide.md` | Yes |\n\n**Allowed:**\n\n- `./references/guide.md` - relative\n")
+    assert codes(check_skill(skill_md(body=body))) == []
+    # a table without an example column: its paths are the skill's
+    body = "| Topic | File |\n| --- | --- |\n| Guide | `./references/guide.md` |\n"
+    assert one(check_skill(skill_md(body=body)), "SK202")["severity"] == "warning"
+
+
+def test_sk202_a_placeholder_file_name_in_a_link_is_no_file(check_skill):
+    body = "- [Component Name]: [Description]\n  - Documentation: [c4-component-name.md](./c4-component-name.md)\n"
+    assert codes(check_skill(skill_md(body=body))) == []
+
+
+def test_sk202_a_link_of_a_document_to_fill_in_is_information(check_skill):
+    body = ("## Personas\n\n### [Persona Name]\n\n- **Type**: [Human User]\n\n### [External System Name]\n\n"
+            "## Related Documentation\n\n- [Container Documentation](./c4-container.md)\n")
+    finding = one(check_skill(skill_md(body=body)), "SK202")
+    assert finding["severity"] == "information"
+    assert "a document to fill in" in finding["message"]
+    # one placeholder heading is no template: the link is the skill's
+    body = "### [Persona Name]\n\n- [Container Documentation](./c4-container.md)\n"
+    assert one(check_skill(skill_md(body=body)), "SK202")["severity"] == "warning"
+
+
+def test_sk202_not_on_a_file_of_a_new_skill(check_skill):
+    body = "- **Create new skill + migration guide** if the API changed (use `references/migration.md`)\n"
+    assert codes(check_skill(skill_md(body=body), files={"references/a.md": "x\n"})) == []

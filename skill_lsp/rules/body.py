@@ -7,11 +7,12 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..bodyscan import SKILL_FOLDERS, Placeholder, is_home_path
+from ..bodyscan import SKILL_FOLDERS, TEMPLATE_LINE, Placeholder, is_home_path
 from ..discovery import split_text, within
 from ..index import Model, SkillEntry
 from ..model import Fix, Profile, Severity, Span, TextEdit
 from ..runtimes.spec import BODY_LINE_LIMIT
+from ..skillfile import SkillFile
 from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 
@@ -97,6 +98,22 @@ def _own_folder(directory: str, target: str, cache: dict[str, set[str] | None]) 
     return "/" in first and folder not in ("", ".", "..") and list_dir(joined(directory, folder), cache) is not None
 
 
+def _drawn_elsewhere(file: SkillFile, own: str) -> set[str]:
+    """The paths the body's trees draw below another directory than the skill's (`index.md` of an `onboarding/`
+    folder the skill generates, `reference/finance.md` of a lesson's `bigquery-skill/`), relative to it."""
+    drawn: set[str] = set()
+    for tree in file.drawn:
+        if tree.root and tree.root not in (own, "."):
+            drawn |= tree.files
+    return drawn
+
+
+def _a_template(file: SkillFile) -> bool:
+    """Whether the body writes out a document to fill in: two headings or more that are placeholders
+    ("### [Persona Name]", "## [Feature Name]")."""
+    return sum(1 for heading in file.headings if TEMPLATE_LINE.search(heading.text)) >= 2
+
+
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
     found: list[str] = []
     for base, dirs, files in os.walk(directory):
@@ -131,6 +148,9 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
     # (kind, target) -> (its path when it is missing, the closest existing files): a body may repeat a target
     missing: dict[tuple[str, str], tuple[Path | None, list[str]]] = {}
     directory = skill.directory_text  # strings: most references exist, and a Path costs more than the test
+    drawn = _drawn_elsewhere(file, skill.dir_name)
+    # a path the text gives as an example somewhere is one wherever it repeats ("✓ Good: `reference/guide.md`")
+    examples = {r.target.removeprefix("./") for r in file.references if r.kind == "loose"}
     for reference in file.references:
         if reference.kind == "loose":
             continue
@@ -141,6 +161,9 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
         if not target or target in (".", "./") or target in file.made:
             continue
+        relative = target.removeprefix("./")
+        if relative in drawn or relative in examples:
+            continue  # a file of a directory the text draws (an output, an example skill) or an example
         known = missing.get((reference.kind, target))
         if known is None:
             resolved_text = joined(directory, target)
@@ -172,6 +195,11 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
             # or a folder to make, as a file of the skill
             severity = Severity.INFORMATION
             message += " (if it names a file of the project the agent works in, ignore this)"
+        elif reference.kind == "link" and "/" not in relative and _a_template(file):
+            # c4-context's "### [Persona Name]" … "- [Container Documentation](./c4-container.md)": the links of a
+            # document the skill has the agent fill in, written out in its own text
+            severity = Severity.INFORMATION
+            message += " (the text is a document to fill in, with headings such as '[Name]': if the link is the document's, ignore this)"
         reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near},
                         severity=severity)
     if file.placeholders and claude_code_loads(skill):
