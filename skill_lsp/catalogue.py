@@ -222,8 +222,9 @@ RULES: tuple[Rule, ...] = (
         "`${CLAUDE_SKILL_DIR}` paths. Severity from certainty: a link, or a path in a folder the skill has, is a "
         "warning; a path in prose without an extension (a folder to make) or in `scripts/`, `templates/` or "
         "`assets/` that the skill does not have, and a link into a folder that is neither the skill's nor one the "
-        "specification names, may be the project's own (`python scripts/deploy.py`), and a link to a bare `name.md` in "
-        "a body that writes out a document to fill in (headings such as `### [Persona Name]`): information.",
+        "specification names, may be the project's own (`python scripts/deploy.py`), a link to a bare `name.md` in "
+        "a body that writes out a document to fill in (headings such as `### [Persona Name]`), and a path in a "
+        "changelog's section (a file renamed or removed in the past): information.",
         "Run [the extractor](scripts/extract.py) when ...   # scripts/extract.py is missing",
     ),
     Rule(

@@ -447,3 +447,11 @@ def test_sk202_a_link_of_a_document_to_fill_in_is_information(check_skill):
 def test_sk202_not_on_a_file_of_a_new_skill(check_skill):
     body = "- **Create new skill + migration guide** if the API changed (use `references/migration.md`)\n"
     assert codes(check_skill(skill_md(body=body), files={"references/a.md": "x\n"})) == []
+
+
+def test_sk202_under_a_changelog_is_information(check_skill):
+    body = ("## Changelog\n\n### 2.0.0\n\n- Renamed `references/old-rules.md` to `references/rules.md`.\n\n"
+            "## Usage\n\nRead `references/guide.md`.\n")
+    found = {(f["line"], f["severity"]) for f in check_skill(skill_md(body=body), files={"references/rules.md": "x\n"})
+             if f["code"] == "SK202"}
+    assert found == {(BODY_LINE + 4, "information"), (BODY_LINE + 8, "warning")}

@@ -108,6 +108,25 @@ def _drawn_elsewhere(file: SkillFile, own: str) -> set[str]:
     return drawn
 
 
+# the heading of a section that records the skill's history rather than instructs ("## Changelog", "## Version History")
+_CHANGELOG = re.compile(r"(?i)^(?:change ?log|changes|history|version history|release notes|revision history)\b")
+
+
+def _in_a_changelog(file: SkillFile, line: int) -> bool:
+    """Whether the line is in a section whose heading is a changelog's (its nearest heading above, or one of its
+    parents: "## Changelog" > "### 2.0.0")."""
+    level = 7
+    for heading in reversed(file.headings):
+        if heading.span.start.line > line or heading.level >= level:
+            continue
+        if _CHANGELOG.match(heading.text.strip("*_` ")):
+            return True
+        level = heading.level
+        if level == 1:
+            break
+    return False
+
+
 def _a_template(file: SkillFile) -> bool:
     """Whether the body writes out a document to fill in: two headings or more that are placeholders
     ("### [Persona Name]", "## [Feature Name]")."""
@@ -195,6 +214,10 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
             # or a folder to make, as a file of the skill
             severity = Severity.INFORMATION
             message += " (if it names a file of the project the agent works in, ignore this)"
+        elif _in_a_changelog(file, reference.span.start.line):
+            # "| 2.0.0 | Rename `references/spotql-rules.md` → `references/agentql-rules.md` |": a record of the past
+            severity = Severity.INFORMATION
+            message += " (it is under a changelog: if it records a file of the past, ignore this)"
         elif reference.kind == "link" and "/" not in relative and _a_template(file):
             # c4-context's "### [Persona Name]" … "- [Container Documentation](./c4-container.md)": the links of a
             # document the skill has the agent fill in, written out in its own text
