@@ -235,24 +235,26 @@ def _analyse(folders: list[Path], settings: Config, location: Path | None, progr
         with trace.phase("walk"):
             listings[absolute] = walk(absolute, walk_exclude(absolute, settings), helpers, meanwhile=_import_analysers,
                                       keep=keep)
-    from .cache import CachedWorkspace
+    from .cache import CheckLoader
     from .rules import run_rules
+    from .workspace import Workspace
 
-    workspace = CachedWorkspace(folders, settings, location)
+    workspace = Workspace(folders, settings)
     workspace.named = named or []
+    loader = CheckLoader(workspace, location)
     for folder, listing in listings.items():
         workspace.adopt_listing(folder, listing, keep)
     if progress is not None:
         progress.phase(f"reading {sum(len(listing.skill_files) + len(listing.python_files) for listing in listings.values()):,} files")
-    model = workspace.build()
+    model = loader.build()
     if progress is not None:
         progress.phase("running the rules")
     with trace.phase("rules"):
         results = run_rules(model, settings)
     outcome = Outcome(results, dict(model.unreadable), sum(1 for skill in model.skills.values() if not skill.external),
                       len(model.agents) + len(model.options) + len(model.definitions))
-    workspace.save()
-    workspace.save_outcome(model, outcome)
+    loader.save()
+    loader.save_outcome(model, outcome)
     return outcome
 
 
@@ -304,7 +306,7 @@ def command_disclosure(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.target}: give a Python file (optionally FILE:AGENT) or a SKILL.md")
     settings = _with_user_skills(Config(), args)
     from .disclosure import available_skills_xml, skill_entry
-    from .index import Workspace
+    from .workspace import Workspace
 
     workspace = Workspace([project_folder(path, cwd)], settings)
     workspace.overlays.setdefault(path, workspace.text_of(path))

@@ -1,29 +1,21 @@
-"""Forked children of `check` (Linux): each streams its results back through a pipe of its own.
+"""The shared walk's forked helpers (Linux): each walks on from the fork and streams what it finds back through a pipe of its own.
 
-A fork shares the parent's modules and data as they are, so a child starts in a millisecond and
-needs nothing sent to it for the work known at the fork. A child runs only skill-lsp's code,
-writes nothing but its pipe (messages through a Sender, then the end mark with finish), and ends
-with os._exit: never the parent's exit handlers, buffers or cleanup. What it sends is read back (Stream) with the cache's
-class-restricted Unpickler; whatever a child that dies did not send whole, the parent does itself.
-The other way, a parent may send a child work it placed after the fork (read_framed): its own data.
-Work is shared out through pipes of numbers (numbers, take_number).
+discovery.walk forks its helpers in the middle of a walk: a fork shares the walk's state as it is
+(its stack, the directories seen), which no pool's task could be handed at that point. A helper runs
+only skill-lsp's code, writes nothing but its pipe (messages through a Sender, then the end mark with
+finish), and ends with os._exit: never the parent's exit handlers, buffers or cleanup. What it sends
+is read back (Stream) with the cache's class-restricted Unpickler; whatever a helper that dies did
+not send whole, the parent walks again itself. The skills' analyses go to the standard process pool
+instead (parallel.py), which takes its death signal and its count of workers from here.
 
 Children never outlive the process that forked them: each asks the kernel for SIGKILL when its
 parent ends (PR_SET_PDEATHSIG, set in the child before it does anything else), and stop_children
-kills those still running when the process ends on purpose (the server's exit).
+kills those still running, and the pools' workers, when the process ends on purpose (the server's exit).
 
-The server forks twice over: before any thread exists (its head start, server/early.py: the children
-of the first index, forked from the main thread) and later from its analysis thread, which lives as
-long as the process (the death signal is sent when the forking thread ends).
-
-Forking a threaded process (the server's analysis thread): the child holds only the
-forking thread, and any lock another thread held at the fork stays held in it forever. So a child
-touches none that another thread may hold: it never writes stdout or stderr (the protocol's writer
-and its lock belong to the parent's event loop; fork() flushes both before forking, and os._exit
-leaves the child's copies of the buffers unwritten), never logs (nothing in the analysis does), and
-imports nothing (every module a skill's analysis uses is imported before the server forks:
-`cache.ready_for_children`). CPython itself takes the global import lock around os.fork, and
-re-creates the GIL and the threading module's state in the child.
+Forking a threaded process (the server): the child holds only the forking thread, and any lock
+another thread held at the fork stays held in it forever. So a helper touches none that another
+thread may hold: it never writes stdout or stderr (fork() flushes both before forking, and os._exit
+leaves the child's copies of the buffers unwritten), never logs and imports nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +26,7 @@ import pickle
 import signal
 import struct
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from .outcome import SafeUnpickler
@@ -75,6 +68,8 @@ def stop_children() -> None:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+    for stop in stoppers:
+        stop()
 
 
 def _death_signal() -> Any:
@@ -95,7 +90,7 @@ def fork() -> tuple[int, int] | None:
     write end); None when no process (or pipe) can be had."""
     sys.stdout.flush()
     sys.stderr.flush()
-    prctl: Any = _death_signal() if sys.platform == "linux" else False
+    death_signal()  # looked up now: the child must not import
     parent = os.getpid()
     try:
         results, sink = os.pipe()
@@ -109,24 +104,46 @@ def fork() -> tuple[int, int] | None:
         return None
     if pid == 0:
         _live.clear()  # the parent's other children are not this one's to stop
-        # killed when the parent ends, however it ends (the kernel sends it when the thread that
-        # forked ends: the server forks from its analysis thread, which lives as long as the process)
-        if prctl:
-            prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        if os.getppid() != parent:  # the parent ended before the signal was asked for
-            os._exit(1)
-        if child_nice:
-            try:
-                os.nice(child_nice)
-            except OSError:
-                pass
         # the forking thread is the child's main thread (CPython makes it so), where signal() works
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # an interrupt ends a child quietly
+        start_child(parent, child_nice, signal.SIG_DFL)  # an interrupt ends a helper quietly
         os.close(results)
         return 0, sink
     _live.add(pid)
     os.close(sink)
     return pid, results
+
+
+def death_signal() -> Any:
+    """libc's prctl for PR_SET_PDEATHSIG, looked up once in the parent (a child must not import); False
+    where there is none."""
+    return _death_signal() if sys.platform == "linux" else False
+
+
+def start_child(parent: int, nice: int, interrupt: Any) -> None:
+    """A new child's first steps (a walk's helper, a pool's worker): killed when its parent ends,
+    however it ends (the kernel sends the signal when the thread that forked ends: the server forks
+    from its analysis thread, which lives as long as the process), at `nice` more than its parent,
+    SIGINT handled as `interrupt` says."""
+    prctl = death_signal()
+    if prctl:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
+    if nice:
+        try:
+            os.nice(nice)
+        except OSError:
+            pass
+    signal.signal(signal.SIGINT, interrupt)
+
+
+def live_pids() -> set[int]:
+    """The helpers forked and not yet reaped."""
+    return set(_live)
+
+
+# What else stop_children stops (parallel.py adds its pools' workers)
+stoppers: list[Callable[[], None]] = []
 
 
 def fail() -> NoReturn:
@@ -209,49 +226,6 @@ class Sender:
             if status:
                 os._exit(status)
         finish(self.sink)
-
-
-def read_framed(pipe: int) -> object | None:
-    """(In a child) one framed message from its parent, waiting for it; None at the pipe's end. The
-    parent's own data, so a plain unpickler (the parent reads its children with SafeUnpickler)."""
-    header = _read_exactly(pipe, _LENGTH.size)
-    if header is None:
-        return None
-    (length,) = _LENGTH.unpack(header)
-    payload = _read_exactly(pipe, length)
-    return None if payload is None else pickle.loads(payload)
-
-
-def _read_exactly(pipe: int, size: int) -> bytes | None:
-    parts: list[bytes] = []
-    left = size
-    while left > 0:
-        data = os.read(pipe, min(left, _READ))
-        if not data:
-            return None
-        parts.append(data)
-        left -= len(data)
-    return b"".join(parts)
-
-
-def wide_pipe() -> tuple[int, int] | None:
-    """A pipe (read end, write end) widened to PIPE_SIZE where the system allows; None if none."""
-    try:
-        pipe = os.pipe()
-    except OSError:
-        return None
-    _widen(pipe[1])
-    return pipe
-
-
-def capacity(pipe: int) -> int:
-    """How many bytes a pipe holds (so many can be written to an empty one without waiting)."""
-    import fcntl  # here: the module exists only where children are forked (POSIX)
-
-    try:
-        return int(fcntl.fcntl(pipe, getattr(fcntl, "F_GETPIPE_SZ", 1032)))
-    except OSError:
-        return 4096  # POSIX's least: PIPE_BUF
 
 
 def _widen(pipe: int) -> None:

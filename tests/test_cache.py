@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from skill_lsp import parallel
+from skill_lsp.index import SkillJob
+
 from .helpers import Finding, Project, codes, skill_md
 
 
@@ -103,9 +106,8 @@ def test_profile_prints_the_phases(project: Project, cache: Path) -> None:
 
 def test_worker_processes_report_what_one_process_does(project: Project, cache: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """Big workspaces are analysed by forked workers, some files before the Python files are read
-    (their place could still change); the findings are the same as one process finds."""
-    from skill_lsp import cache as cache_module
+    """Big workspaces are analysed by the process pool's workers, some files before the Python files
+    are read (their place could still change); the findings are the same as one process finds."""
 
     files = dict(FILES)
     for number in range(40):
@@ -122,32 +124,25 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     files["agents/deck.py"] = 'from agentdeck import Deck\n\ndeck = Deck(skills=["skills", "../.claude/skills"])\n'
     project.write(files)
     age(project.root)
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 10**9)
     alone = project.check("--no-cache")
-    forked: list[tuple[int, int]] = []  # (jobs, children) of each batch that forked
-    grown: list[int] = []  # the jobs added to a batch whose children were already at work
-    real_init = cache_module.Batch.__init__
-    real_grow = cache_module.Batch.grow
+    # each batch of jobs given to the pool: (jobs, whether the pool was started for them)
+    batches: list[tuple[int, bool]] = []
+    real_submit = parallel.Analyser._submit
 
-    def counting_init(self: cache_module.Batch, jobs: list[cache_module.Job], children: int, growing: bool = False) -> None:
-        real_init(self, jobs, children, growing)
-        if self.streams:
-            forked.append((len(jobs), len(self.streams)))
+    def counting_submit(self: parallel.Analyser, chunks: list[object], jobs: list[object]) -> None:
+        starting = self.pool is None
+        real_submit(self, chunks, jobs)  # type: ignore[arg-type]
+        if self.pool is not None:
+            batches.append((len(jobs), starting))
 
-    def counting_grow(self: cache_module.Batch, jobs: list[cache_module.Job]) -> bool:
-        added = real_grow(self, jobs)
-        if added:
-            grown.append(len(jobs))
-        return added
-
-    monkeypatch.setattr(cache_module.Batch, "__init__", counting_init)
-    monkeypatch.setattr(cache_module.Batch, "grow", counting_grow)
+    monkeypatch.setattr(parallel.Analyser, "_submit", counting_submit)
     assert project.check("--no-cache") == alone
-    assert not forked  # the baseline really ran in one process
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
-    monkeypatch.setattr(cache_module, "CHUNK", 2)  # many chunks, shared out as the processes go
+    assert not batches  # the baseline really ran in one process
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(parallel, "CHUNK", 2)  # many chunks, shared out as the processes go
     # and the walk shared with a forked helper from the first root with 8 skills on
-    from skill_lsp import discovery, forks
+    from skill_lsp import discovery
 
     monkeypatch.setattr(discovery, "FORK_FROM", 8)
     monkeypatch.setattr(discovery, "SHARE_FROM", 4)
@@ -162,142 +157,68 @@ def test_worker_processes_report_what_one_process_does(project: Project, cache: 
     monkeypatch.setattr(discovery._Walker, "collect", counting_collect)
     assert project.check("--no-cache") == alone
     assert walks and walks[0] >= 2  # the walk was shared
-    # early: the skills of conventional roots; then, added to the same children's work, those the
-    # Deck claimed (.claude/skills) or placed (skills)
+    # early: the skills of conventional roots, the pool started for them; then, sent to the same
+    # pool's workers, those the Deck claimed (.claude/skills) or placed (skills)
     skill_files = [path for path in files if path.endswith("/SKILL.md")]
     conventional = [path for path in skill_files if path.startswith((".agentdeck/", ".claude/", ".agents/"))]
     claimed = [path for path in skill_files if path.startswith((".claude/skills/", "skills/"))]
-    assert [jobs for jobs, _ in forked] == [len(conventional)]
-    assert grown == [len(claimed)]
-    assert all(children >= 1 for _, children in forked)
-    forked.clear()
-    grown.clear()
-    assert project.check() == alone  # filling the cache from the children's results
-    assert forked and grown
-    # where the jobs added would not fit a child's pipe at once, they go to children of their own
-    forked.clear()
-    grown.clear()
-    monkeypatch.setattr(forks, "capacity", lambda pipe: 16)
-    assert project.check("--no-cache") == alone
-    assert [jobs for jobs, _ in forked] == [len(conventional), len(claimed)] and not grown
+    assert batches == [(len(conventional), True), (len(claimed), False)]
+    batches.clear()
+    assert project.check() == alone  # filling the cache from the workers' results
+    assert batches
     assert {"SK103", "SK108", "SK111", "SK202", "AD101"} <= set(codes(alone))
 
 
 def _alone_then_forking(project: Project, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> list[Finding]:
-    """files written, and what one process finds in them; from then on, checks fork children for a
-    handful of skills, two skills a chunk."""
-    from skill_lsp import cache as cache_module
-
+    """files written, and what one process finds in them; from then on, checks give a handful of
+    skills to the process pool, two skills a chunk."""
     project.write(files)
     age(project.root)
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 10**9)
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 10**9)
     alone = project.check("--no-cache")
-    monkeypatch.setattr(cache_module, "PARALLEL_FROM", 3)
-    monkeypatch.setattr(cache_module, "CHUNK", 2)
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 3)
+    monkeypatch.setattr(parallel, "CHUNK", 2)
     return alone
 
 
-@pytest.mark.parametrize("death", ["after its first message", "half-way through a message", "before any message",
-                                   "no death, a malformed message first"])
-def test_a_child_that_dies_leaves_what_it_did_not_send_to_the_parent(project: Project, cache: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch, death: str) -> None:
-    """A child streams its analyses every few chunks; whatever it took and never sent whole is done here."""
+@pytest.mark.parametrize("death", ["at its first skill", "after some chunks", "on the jobs sent after the fork"])
+def test_a_worker_that_dies_leaves_what_it_did_not_finish_to_the_parent(project: Project, cache: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch, death: str) -> None:
+    """A worker that dies breaks the pool: every chunk no worker finished is analysed here, and the
+    findings are one process's."""
     import os
-
-    from skill_lsp import cache as cache_module
-    from skill_lsp import forks
 
     files = dict(FILES)
     for number in range(60):
-        files[f".agentdeck/skills/s-{number:02d}/SKILL.md"] = skill_md(
+        root = ".agentdeck/skills" if number % 3 or death != "on the jobs sent after the fork" else "skills"
+        files[f"{root}/s-{number:02d}/SKILL.md"] = skill_md(
             f"s-{number:02d}" if number % 9 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
+    if death == "on the jobs sent after the fork":
+        files["agents/deck.py"] = 'from agentdeck import Deck\n\ndeck = Deck(skills=["../skills"])\n'
     alone = _alone_then_forking(project, monkeypatch, files)
-    monkeypatch.setattr(cache_module, "CHUNKS_PER_MESSAGE", 2)
-    real_send = forks.Sender.send
-    sent: list[int] = []
+    parent = os.getpid()
+    analysed: list[int] = []  # (in each worker, its own count)
+    died = project.root.parent / "a worker died"  # (a worker's list is not this process's)
+    real_analyse = parallel.analyse_skill
 
-    def dying_send(self: forks.Sender, data: object) -> None:  # runs in the child
-        if death == "before any message":
-            os._exit(1)
-        if death == "no death, a malformed message first" and not sent:
-            # wrong chunk numbers, a chunk of the wrong length, items that are not analyses
-            real_send(self, {10**6: [], -1: [], "x": [], 0: [1, 2, 3], 1: ["a", (1, 2)], 2: "not a list"})
-        elif death == "half-way through a message":
-            payload = b"\xff\x00\x00\x00" + b"x" * 10  # says 255 bytes follow, sends 10
-            os.write(self.sink, payload)
-            os._exit(1)
-        real_send(self, data)
-        sent.append(1)
-        if len(sent) == 1 and death == "after its first message":
-            os.set_blocking(self.sink, True)
-            self.flush()  # the message whole in the pipe, then the child dies
-            os._exit(1)
+    def die() -> None:
+        died.touch()
+        os._exit(1)
 
-    monkeypatch.setattr(forks.Sender, "send", dying_send)
-    streamed: list[int] = []
-    real_take_in = cache_module.Batch._take_in
+    def dying(job: SkillJob, *args: object) -> object:
+        if os.getpid() != parent:
+            analysed.append(1)
+            sent = ".agentdeck" not in str(job.path)  # a skill the Deck claims: placed after the fork
+            if death == "at its first skill" or (death == "after some chunks" and len(analysed) == 3) or (
+                    death == "on the jobs sent after the fork" and sent):
+                die()
+        elif death == "on the jobs sent after the fork":
+            time.sleep(0.05)  # this process slow: the worker gets to the jobs sent to it
+        return real_analyse(job, *args)  # type: ignore[arg-type]
 
-    def counting_take_in(self: cache_module.Batch, message: object) -> None:
-        streamed.append(1)
-        real_take_in(self, message)
-
-    monkeypatch.setattr(cache_module.Batch, "_take_in", counting_take_in)
+    monkeypatch.setattr(parallel, "analyse_skill", dying)
     assert project.check("--no-cache") == alone
-    if death == "after its first message":
-        assert len(streamed) == 1
-    elif death == "no death, a malformed message first":
-        assert len(streamed) >= 2  # the malformed one, then the child's own
-    else:
-        assert not streamed
-
-
-@pytest.mark.parametrize("failure", ["the jobs come malformed", "the child dies on them", "the pipe closes first"])
-def test_jobs_added_to_children_at_work_are_done_here_when_a_child_cannot_take_them(
-        project: Project, cache: Path, monkeypatch: pytest.MonkeyPatch, failure: str) -> None:
-    """The skills a Deck claims are placed after the children started: they join the children's
-    work through a pipe; a child that cannot read them leaves them, and what it took, to the parent."""
-    import os
-
-    from skill_lsp import cache as cache_module
-
-    files = dict(FILES)
-    for number in range(30):
-        files[f"{('.agentdeck/skills', 'skills')[number % 2]}/s-{number:02d}/SKILL.md"] = skill_md(
-            f"s-{number:02d}" if number % 7 else f"s-{number:02d}-x", "Do it: now." if number % 11 == 0 else "Do it.")
-    files["agents/deck.py"] = 'from agentdeck import Deck\n\ndeck = Deck(skills=["../skills"])\n'
-    alone = _alone_then_forking(project, monkeypatch, files)
-    real_read = cache_module._read_jobs
-    real_framed = cache_module._framed_jobs
-
-    def failing_read(pipe: int) -> list[cache_module.Job] | None:  # runs in the child
-        if failure == "the child dies on them":
-            os._exit(1)
-        jobs = real_read(pipe)
-        assert jobs is None if failure == "the jobs come malformed" else True
-        return jobs
-
-    def framed(jobs: list[cache_module.Job]) -> bytes:
-        message = real_framed(jobs)
-        if failure == "the jobs come malformed":
-            return message[:4] + b"\x00" * (len(message) - 4)  # the right length, not a pickle
-        return message
-
-    grown: list[bool] = []
-    real_grow = cache_module.Batch.grow
-
-    def counting_grow(self: cache_module.Batch, jobs: list[cache_module.Job]) -> bool:
-        if failure == "the pipe closes first":
-            for end in self.growth:
-                os.close(end)
-            self.growth = [os.open(os.devnull, os.O_WRONLY)]  # writes land nowhere: the child reads an end
-        grown.append(real_grow(self, jobs))
-        return grown[-1]
-
-    monkeypatch.setattr(cache_module, "_read_jobs", failing_read)
-    monkeypatch.setattr(cache_module, "_framed_jobs", framed)
-    monkeypatch.setattr(cache_module.Batch, "grow", counting_grow)
-    assert project.check("--no-cache") == alone
-    assert grown == [True]
+    assert died.exists()  # it did die, mid-check
 
 
 def phases(project: Project, *args: str) -> str:

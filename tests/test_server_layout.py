@@ -1,4 +1,5 @@
-"""The server's layout holds: the scheduler knows nothing of the protocol, and every server module is short."""
+"""The layout holds: the scheduler knows nothing of the protocol, every server and core module is short and says
+its purpose, the core imports nothing of its users, and no user subclasses the core to change its build."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-SERVER = Path(__file__).resolve().parents[1] / "skill_lsp" / "server"
+PACKAGE = Path(__file__).resolve().parents[1] / "skill_lsp"
+SERVER = PACKAGE / "server"
+# the model and how it is built, and check's analyses, pool and caches (issue 28)
+CORE = ["index.py", "workspace.py", "roots.py", "builder.py", "analysis.py", "parallel.py", "cache.py", "forks.py",
+        "outcome.py"]
 
 
 def test_the_scheduler_imports_no_pygls_nor_lsprotocol() -> None:
@@ -25,3 +30,47 @@ def test_each_server_module_says_its_purpose_and_is_short() -> None:
         docstring = ast.get_docstring(ast.parse(text))
         assert docstring, f"{path.name} has no docstring saying its purpose"
         assert text.count("\n") <= 600, f"{path.name} has {text.count(chr(10))} lines"
+
+
+def test_each_core_module_says_its_purpose_and_is_short() -> None:
+    for name in CORE:
+        text = (PACKAGE / name).read_text(encoding="utf-8")
+        docstring = ast.get_docstring(ast.parse(text))
+        assert docstring, f"{name} has no docstring saying its purpose"
+        assert text.count("\n") <= 600, f"{name} has {text.count(chr(10))} lines"
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    """The modules a module of skill_lsp imports, relative ones as written (".server", "..cli")."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            found.add(base)
+            found |= {base + ("" if base.endswith(".") else ".") + alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_the_core_imports_nothing_of_the_server_nor_the_cli() -> None:
+    for path in sorted(PACKAGE.glob("*.py")):
+        if path.name in ("cli.py", "__main__.py"):
+            continue
+        imported = _imported(ast.parse(path.read_text(encoding="utf-8")))
+        users = {name for name in imported if name.lstrip(".").split(".")[0] in ("server", "cli")
+                 or name.startswith(("skill_lsp.server", "skill_lsp.cli"))}
+        assert not users, f"{path.name} imports {sorted(users)}"
+
+
+def test_no_user_subclasses_a_core_class() -> None:
+    """check (cache.py) and the server pass their loaders to the core's build instead of overriding its steps."""
+    core_classes = {node.name for name in CORE for node in ast.walk(ast.parse((PACKAGE / name).read_text(encoding="utf-8")))
+                    if isinstance(node, ast.ClassDef)}
+    assert {"Workspace", "Builder", "Places", "Model"} <= core_classes
+    for path in [PACKAGE / "cache.py", PACKAGE / "cli.py", *sorted(SERVER.glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases = {base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+                         for base in node.bases}
+                assert not bases & (core_classes - {"SafeUnpickler"}), f"{path.name}: {node.name} subclasses {bases}"

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from skill_lsp.config import Config
-from skill_lsp.index import Workspace
 from skill_lsp.rules import run_rules
 from skill_lsp.rules import skills as skill_rules
 from skill_lsp.rules.report import Reporter
 from skill_lsp.server.session import Session, collected_after
+from skill_lsp.workspace import Workspace
 
 from .helpers import write_files
 

@@ -1,5 +1,5 @@
-"""The server's workspace: the files under the editor's buffers, each skill's analysis kept while it holds,
-the builds that share their analyses with forked children, the near model, and the head start.
+"""How the server's builds read their files (ServerLoader): each skill's analysis kept while it holds, the builds that
+share their analyses with the process pool, the bounded walks, the near model, and the head start.
 
 Everything here is synchronous and protocol-free; the session (session.py) calls it from the worker thread.
 """
@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .. import cache, forks
-from ..cache import Analyser, Context, Deps, Job, analysis_context, deps_hold, file_stamp
+from .. import forks, parallel
+from ..analysis import Analysis, Context, Deps, Job, analysis_context, deps_hold, file_stamp
 from ..config import Config, max_files_of, walk_exclude
 from ..discovery import (
     Bounded,
@@ -24,10 +24,13 @@ from ..discovery import (
     walk_nearest,
     within,
 )
-from ..index import Model, SkillEntry, SkillFacts, SkillJob, Workspace
+from ..index import Model, SkillEntry, SkillFacts, SkillJob
 from ..model import Finding
 from ..outcome import is_recent
+from ..parallel import Analyser
+from ..roots import speculative_jobs
 from ..trace import phase
+from ..workspace import Workspace
 from .early import Walked
 
 log = logging.getLogger("skill_lsp.server")
@@ -37,7 +40,7 @@ log = logging.getLogger("skill_lsp.server")
 PRELIMINARY_FILES = 100
 # skills analysed between two progress reports of a large index
 PROGRESS_EVERY = 500
-# The head start forks its child from this many skills, fewer than a build does (cache.PARALLEL_FROM):
+# The head start forks its child from this many skills, fewer than a build does (parallel.PARALLEL_FROM):
 # this process then imports the protocol for a third of a second, time in which the child analyses
 # some 3,000 skills, and a fork costs a few milliseconds (200 skills: 20 ms of analysis). At 1,000
 # skills the server's start went from 0.77 to 0.68 s, and from 0.83 to 0.79 s, in two runs of ten
@@ -59,26 +62,30 @@ class _Analysis:
 
 class Superseded(Exception):
     """Raised in a build whose result a later change of folders or settings makes obsolete (see
-    ServerWorkspace.superseded): the build stops, and the session keeps the model it had."""
+    ServerLoader.superseded): the build stops, and the session keeps the model it had."""
 
 
-class ServerWorkspace(Workspace):
-    """The server's files. A SKILL.md that is not open keeps only its facts and the findings of its own
+class ServerLoader:
+    """How the server's builds read its workspace's files (a workspace.Loader). A SKILL.md that is not open keeps only its facts and the findings of its own
     rules, as `check`'s cache does (the same analysis, cache.analyse_skill): its parse is dropped once
     analysed and read again when a feature needs it, so 10,000 skills do not hold 10,000 parses. The
     analyses serve the next models while still valid.
 
     A build that analyses many skills (the first index, a new folder or new settings) shares them
-    with forked children as `check` does (cache.Analyser): on Linux, from cache.PARALLEL_FROM skills
-    on, one child per core but one (SKILL_LSP_CHILDREN lowers that), started on the skills whose place
-    is known while this process parses the Python files. forks.py says why forking the server's
-    analysis thread is safe; the children end with the server (forks.stop_children, and the kernel's
-    death signal)."""
+    with the process pool as `check` does (parallel.Analyser): on Linux, from parallel.PARALLEL_FROM
+    skills on, one worker per core but one (SKILL_LSP_CHILDREN lowers that), started on the skills whose
+    place is known while this process parses the Python files. parallel.py says why forking the
+    server's analysis thread is safe; the workers end with the server (forks.stop_children, and the
+    kernel's death signal).
 
-    walk_seconds: float | None = None  # (the near model's walk is bounded in time)
+    The near model's loader (near=True) walks for NEAR_WALK_SECONDS at most, reads only small files
+    nobody has open, and keeps no directories its analyses looked into."""
 
-    def __init__(self, folders: list[Path], settings: Config) -> None:
-        super().__init__(folders, settings)
+    def __init__(self, workspace: Workspace, near: bool = False) -> None:
+        self.workspace = workspace
+        # (the near model's walk is bounded in time, and takes small files only)
+        self.near = near
+        self.walk_seconds: float | None = NEAR_WALK_SECONDS if near else None
         self._analyses: dict[Path, _Analysis] = {}
         self.analyser = Analyser(0)  # a build's (see build)
         self.forked = 0  # the child processes the last build forked
@@ -93,7 +100,7 @@ class ServerWorkspace(Workspace):
         self.walked: Callable[[], None] | None = None
         # whether analyses record the directories they looked into: to tell, in a later model,
         # whether they still hold (the near model's are never reused past a change)
-        self.with_deps = True
+        self.with_deps = not near
         self.report: Callable[[str, int | None], None] | None = None
         # whether the build under way is obsolete (Session.superseded): looked at in its walk, as the
         # analyses arrive and between slices of Python files, where it stops with Superseded
@@ -103,33 +110,47 @@ class ServerWorkspace(Workspace):
         if self.superseded():
             raise Superseded()
 
-    def _listing(self, folder: Path) -> Listing:
+    def listing(self, workspace: Workspace, folder: Path) -> Listing:
         """The walk of folder, bounded by max_files: a workspace folder of / or of a home directory
         holds far more files than an editor session should take on. The open files' directories
         come first."""
-        exclude = walk_exclude(folder, self.settings)
+        overlays = workspace.overlays
+        exclude = walk_exclude(folder, workspace.settings)
         # an open file in an excluded folder is checked with the roots and agents around it: its
         # excluded subtree is walked too (and walked again when that changes)
-        keep = kept_from_exclusion(folder, exclude, sorted(self.overlays)) if exclude and self.overlays else ()
-        if folder not in self._listings or self._kept.get(folder, ()) != keep:
+        keep = kept_from_exclusion(folder, exclude, sorted(overlays)) if exclude and overlays else ()
+        if folder not in workspace.listings or workspace.kept.get(folder, ()) != keep:
             with phase("walk"):
-                near = sorted(self.overlays)
+                near = sorted(overlays)
                 deadline = time.monotonic() + self.walk_seconds if self.walk_seconds is not None else None
                 # (a walk of 40,000 directories out of the page cache took 14-34 s: a change of folders
                 # meanwhile stops it, and it is not kept)
-                listing, bounded = walk_nearest(folder, keeping(exclude, keep), max_files_of(folder, self.settings), near,
-                                                deadline, roots_first=self.walk_seconds is not None, abandoned=self.superseded)
+                listing, bounded = walk_nearest(folder, keeping(exclude, keep), max_files_of(folder, workspace.settings),
+                                                near, deadline, roots_first=self.walk_seconds is not None,
+                                                abandoned=self.superseded)
             self._go_on()
             self._anchors[folder] = set(near)
-            self._kept[folder] = keep
-            self._listings[folder] = listing
+            workspace.kept[folder] = keep
+            workspace.listings[folder] = listing
             if bounded is None:
                 self.bounded.pop(folder, None)
             else:
                 self.bounded[folder] = bounded
             if self.walked is not None:
                 self.walked()
-        return self._listings[folder]
+        listing = workspace.listings[folder]
+        if self.near:
+            listing = replace(listing, skill_files=[path for path in listing.skill_files if self._small(path)],
+                              python_files=[path for path in listing.python_files if self._small(path)])
+        return listing
+
+    def _small(self, path: Path) -> bool:
+        if path in self.workspace.overlays:
+            return True
+        try:
+            return path.stat().st_size <= NEAR_FILE_BYTES
+        except OSError:
+            return False
 
     def unwalked(self, path: Path) -> bool:
         """Whether path (an open file) lies in a bounded folder whose walk did not start from it: the
@@ -138,27 +159,29 @@ class ServerWorkspace(Workspace):
 
     def start_early(self, walked: Walked) -> bool:
         """The head start (see head_start): take the walk of the folders serve() made (early.walk_folders)
-        and fork children on the skills whose place is known; the first build takes both. False (and
+        and start the pool on the skills whose place is known; the first build takes both. False (and
         nothing kept) when it would not pay."""
-        if sorted(walked.listings) != sorted(self.folders):
+        workspace = self.workspace
+        if sorted(walked.listings) != sorted(workspace.folders):
             return False
         self.walked_at = walked.at
-        for folder, listing in walked.listings.items():  # as _listing keeps a walk from no open file
-            self._listings[folder] = listing
-            self._kept[folder] = ()
+        for folder, listing in walked.listings.items():  # as listing() keeps a walk from no open file
+            workspace.listings[folder] = listing
+            workspace.kept[folder] = ()
             self._anchors[folder] = set()
         self.analyser = Analyser(forks.children_available())
-        model, skill_paths, _, directories = self.gather()
-        self._cut = None
-        self._start_children(model, skill_paths, directories, HEAD_START_FROM)
+        model, skill_paths, _, directories = workspace.gather(self)
+        workspace.built()
+        self._start_children(workspace, model, skill_paths, directories, HEAD_START_FROM)
         if self.analyser.early is None:
             return False
         self.early, self.analyser = self.analyser, Analyser(0)
         return True
 
     def rescan(self) -> None:
-        if self.early is None:  # the head start's walk serves the first build
-            super().rescan()
+        """The folders are walked again at the next build (not the head start's walk: it serves the first)."""
+        if self.early is None:
+            self.workspace.rescan()
 
     def discard_early(self) -> None:
         if self.early is not None:
@@ -166,41 +189,41 @@ class ServerWorkspace(Workspace):
             self.early = None
 
     def build(self) -> Model:
+        """A new model of the workspace, built with this loader (the head start's pool taken, if any)."""
         early, self.early = self.early, None
-        self.analyser = early if early is not None else Analyser(forks.children_available())
+        self.analyser = early if early is not None else Analyser(forks.children_available() if not self.near else 0)
         try:
-            return super().build()
+            return self.workspace.build(self)
         finally:
             self.forked = self.analyser.forked
-            self.analyser.close()  # no child outlives the build, whatever ended it
+            self.analyser.close()  # no worker outlives the build, whatever ended it
             self.analyser = Analyser(0)
 
-    def prepare(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
-        """A build with no analysis to reuse (the first index): children start on the skills whose place
+    def prepare(self, workspace: Workspace, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str]) -> None:
+        """A build with no analysis to reuse (the first index): the pool starts on the skills whose place
         is known already while this process parses the Python files (load_skills takes the early
         analyses that hold for the final jobs)."""
-        self._start_children(model, skill_paths, directories, cache.PARALLEL_FROM)
+        self._start_children(workspace, model, skill_paths, directories, parallel.PARALLEL_FROM)
 
-    def _start_children(self, model: Model, skill_paths: list[tuple[Path, Path]], directories: set[str],
-                        least: int) -> None:
-        """prepare's, forking from `least` skills on."""
+    def _start_children(self, workspace: Workspace, model: Model, skill_paths: list[tuple[Path, Path]],
+                        directories: set[str], least: int) -> None:
+        """prepare's, from `least` skills on."""
         if (len(skill_paths) < least or self._analyses or not self.analyser.children
                 or self.analyser.early is not None):  # (started by the head start already)
             return
         with phase("start workers"):
-            jobs: list[Job] = [(job, model.config_for(job.path, self.settings), True)
-                               for job in self.speculative_jobs(model, skill_paths, directories)
-                               if job.path not in self.overlays]
+            jobs: list[Job] = [(job, model.config_for(job.path, workspace.settings), True)
+                               for job in speculative_jobs(workspace, model, skill_paths, directories)
+                               if job.path not in workspace.overlays]
             self.analyser.start_early(jobs, least)
 
-    def load_pythons(self, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
+    def load_pythons(self, workspace: Workspace, model: Model, python_paths: list[tuple[Path, Path]]) -> None:
         with phase("parse python"):
             for start in range(0, len(python_paths), _POLL_EVERY):
                 self._go_on()
-                self._load_pythons(model, python_paths[start : start + _POLL_EVERY])
-                self.analyser.poll()  # take in what the children analysed meanwhile (their pipes stay free)
+                workspace.read_pythons(model, python_paths[start : start + _POLL_EVERY])
 
-    def load_skills(self, model: Model, jobs: list[SkillJob]) -> None:
+    def load_skills(self, workspace: Workspace, model: Model, jobs: list[SkillJob]) -> None:
         kept: dict[Path, _Analysis] = {}  # those of this model's skills: a removed skill's analysis goes
         with phase("parse skills"):
             # each job, with its analysis when the one known still holds
@@ -211,10 +234,10 @@ class ServerWorkspace(Workspace):
             # cost more than the lookup
             contexts: dict[tuple[object, ...], Context] = {}
             for job in jobs:
-                if job.path in self.overlays:  # open: its parse serves hovers, completions and edits
+                if job.path in workspace.overlays:  # open: its parse serves hovers, completions and edits
                     placed.append((job, None))
                     continue
-                config = model.config_for(job.path, self.settings)
+                config = model.config_for(job.path, workspace.settings)
                 identity = (id(job.root), id(config), job.profile, job.misnamed, job.external)
                 context = contexts.get(identity)
                 if context is None:
@@ -231,18 +254,18 @@ class ServerWorkspace(Workspace):
             made: dict[Path, tuple[_Analysis, SkillEntry]] = {}
             progress = self._progress(len(misses))
 
-            def take(job: SkillJob, result: cache.Analysis) -> None:
+            def take(job: SkillJob, result: Analysis) -> None:
                 progress()
                 if not isinstance(result, str):
                     stamp, context = wanted[job.path]
                     analysis = _Analysis(stamp, context, *result)
-                    made[job.path] = analysis, self.analysed_entry(job, analysis.facts, analysis.findings)
+                    made[job.path] = analysis, workspace.analysed_entry(job, analysis.facts, analysis.findings)
 
             analysed = self.analyser.analyse(misses, take) if misses else {}
             now = time.time_ns()
             for job, known in placed:  # the model takes the entries in the jobs' order
-                if job.path in self.overlays:
-                    self._load_skills(model, [job])
+                if job.path in workspace.overlays:
+                    workspace.read_skills(model, [job])
                     continue
                 if known is None:
                     result = analysed[str(job.path)]
@@ -251,7 +274,7 @@ class ServerWorkspace(Workspace):
                         continue
                     known, entry = made[job.path]
                 else:
-                    entry = self.analysed_entry(job, known.facts, known.findings)
+                    entry = workspace.analysed_entry(job, known.facts, known.findings)
                 # not kept when changed within the clock's granularity: a later change may not move its mtime
                 if _settled(known, now):
                     kept[job.path] = known
@@ -274,7 +297,7 @@ class ServerWorkspace(Workspace):
         return arrived
 
     def forget(self, path: Path) -> None:
-        super().forget(path)
+        """path's analysis, not kept (the workspace forgets its text and parse: Workspace.forget)."""
         self._analyses.pop(path, None)
 
 
@@ -305,30 +328,6 @@ NEAR_FILE_BYTES = 64 * 1024
 NEAR_WALK_SECONDS = 0.2
 
 
-class _NearWorkspace(ServerWorkspace):
-    """The near model's files: the nearest, without the large ones nobody has open, found within
-    NEAR_WALK_SECONDS (the skills roots by the open files first)."""
-
-    walk_seconds = NEAR_WALK_SECONDS
-
-    def __init__(self, folders: list[Path], settings: Config) -> None:
-        super().__init__(folders, settings)
-        self.with_deps = False
-
-    def _listing(self, folder: Path) -> Listing:
-        listing = super()._listing(folder)
-        return replace(listing, skill_files=[path for path in listing.skill_files if self._small(path)],
-                       python_files=[path for path in listing.python_files if self._small(path)])
-
-    def _small(self, path: Path) -> bool:
-        if path in self.overlays:
-            return True
-        try:
-            return path.stat().st_size <= NEAR_FILE_BYTES
-        except OSError:
-            return False
-
-
 class NearIndex:
     """While the first index runs: models of the open documents and the few files nearest them, so
     that requests about open files are answered before the whole workspace is indexed. Their
@@ -338,21 +337,22 @@ class NearIndex:
 
     def __init__(self, limit: int = PRELIMINARY_FILES) -> None:
         self.limit = limit
-        self.workspace: _NearWorkspace | None = None
+        self.loader: ServerLoader | None = None
         self.made_for: tuple[tuple[Path, ...], Config, tuple[Path, ...]] | None = None
 
     def model(self, folders: list[Path], config: Config, texts: dict[Path, str]) -> Model:
         key = (tuple(folders), config, tuple(sorted(texts)))
-        if self.workspace is None or self.made_for != key:
-            self.workspace = _NearWorkspace(folders, replace(config, max_files=self.limit))
+        if self.loader is None or self.made_for != key:
+            self.loader = ServerLoader(Workspace(folders, replace(config, max_files=self.limit)), near=True)
             self.made_for = key
-        self.workspace.overlays.clear()
-        self.workspace.overlays.update(texts)
-        return self.workspace.build()
+        overlays = self.loader.workspace.overlays
+        overlays.clear()
+        overlays.update(texts)
+        return self.loader.build()
 
 
 # the head start serve() took (head_start), for the first Session on the same folders and settings
-_head: ServerWorkspace | None = None
+_head: ServerLoader | None = None
 
 
 def head_start(folders: list[Path], config: Config, walked: Walked) -> bool:
@@ -361,24 +361,24 @@ def head_start(folders: list[Path], config: Config, walked: Walked) -> bool:
     on the skills whose place is known, for the first index to take (Session). Whether it started."""
     global _head
     started = time.perf_counter()
-    workspace = ServerWorkspace(folders, config)
+    workspace = ServerLoader(Workspace(folders, config))
     if not workspace.start_early(walked):
         log.debug("no head start (%.0f ms)", (time.perf_counter() - started) * 1000)
         return False
     _head = workspace
-    early = workspace.early.early if workspace.early is not None else None
-    log.debug("head start: %d skills given to %d child processes in %.0f ms", len(early.jobs) if early else 0,
+    early = workspace.early.early if workspace.early is not None else None  # (its jobs)
+    log.debug("head start: %d skills given to %d child processes in %.0f ms", len(early) if early else 0,
               workspace.early.forked if workspace.early is not None else 0, (time.perf_counter() - started) * 1000)
     return True
 
 
-def take_head_start(folders: list[Path], config: Config) -> ServerWorkspace | None:
+def take_head_start(folders: list[Path], config: Config) -> ServerLoader | None:
     """The head start, when it was taken for these folders and settings (else its children are stopped)."""
     global _head
     head, _head = _head, None
     if head is None:
         return None
-    if head.folders == [Path(os.path.abspath(folder)) for folder in folders] and head.settings == config:
+    if head.workspace.folders == [Path(os.path.abspath(folder)) for folder in folders] and head.workspace.settings == config:
         return head
     head.discard_early()
     return None

@@ -35,7 +35,8 @@ from ..pysource import PySource
 from ..rules import DirCache, file_findings, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem
-from .indexing import ServerWorkspace, not_superseded, take_head_start
+from ..workspace import Workspace
+from .indexing import ServerLoader, not_superseded, take_head_start
 
 log = logging.getLogger("skill_lsp.server")
 
@@ -114,8 +115,9 @@ class Session:
     def __init__(self, folders: list[Path], settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         self.dir_cache: DirCache = {}
-        self.workspace = self._wired(take_head_start(folders, self.settings.config)
-                                     or ServerWorkspace(folders, self.settings.config))
+        # how this session's builds read the workspace's files (its analyses kept between models)
+        self.loader = self._wired(take_head_start(folders, self.settings.config)
+                                  or ServerLoader(Workspace(folders, self.settings.config)))
         self.model: Model | None = None
         self.findings: dict[Path, list[Finding]] = {}
         # the files with an unknown-name finding (a renamed skill may change its "did you mean")
@@ -142,16 +144,21 @@ class Session:
         self._statements_parse: dict[Path, tuple[str, PySource]] = {}
 
     @property
+    def workspace(self) -> Workspace:
+        """The files: disk under the open buffers, and their parses."""
+        return self.loader.workspace
+
+    @property
     def folders(self) -> list[Path]:
         return self.workspace.folders
 
-    def _wired(self, workspace: ServerWorkspace) -> ServerWorkspace:
-        """workspace, telling this session when its walks end and how far its analyses are, and
+    def _wired(self, loader: ServerLoader) -> ServerLoader:
+        """loader, telling this session when its walks end and how far its analyses are, and
         asking it whether its build is still wanted."""
-        workspace.walked = self._tell_bounds
-        workspace.report = self._report
-        workspace.superseded = self._superseded
-        return workspace
+        loader.walked = self._tell_bounds
+        loader.report = self._report
+        loader.superseded = self._superseded
+        return loader
 
     def _superseded(self) -> bool:
         return self.superseded()
@@ -163,7 +170,7 @@ class Session:
     def _tell_bounds(self) -> None:
         """Each folder whose walk stopped at the limit of files, told once (when the walk ends, not
         when the analysis of what it found does: / takes minutes)."""
-        bounded = dict(self.workspace.bounded)
+        bounded = dict(self.loader.bounded)
         for folder, bound in bounded.items():
             if self.bounds_told.get(folder) != bound:
                 notice = (f"{folder} holds more than {bound.limit:,} skill, Python and pyproject.toml files: indexing the "
@@ -194,9 +201,9 @@ class Session:
         gc.disable()
         try:
             if rescan:
-                self.workspace.rescan()
+                self.loader.rescan()
                 self.dir_cache.clear()
-            model = self.workspace.build()
+            model = self.loader.build()
             # every file's findings as `check` finds them (the registry's quiet skills skipped at once)
             fresh = run_rules(model, self.settings.config, self.dir_cache)
         finally:
@@ -224,7 +231,7 @@ class Session:
         log.debug(
             "analysed %d skills, %d agent definitions in %.0f ms (%d child processes)",
             len(model.skills), len(model.agents) + len(model.options) + len(model.definitions),
-            (time.perf_counter() - started) * 1000, self.workspace.forked,
+            (time.perf_counter() - started) * 1000, self.loader.forked,
         )
         return changed
 
@@ -270,6 +277,7 @@ class Session:
         self.workspace.overlays.pop(path, None)
         self.versions.pop(path, None)
         self.workspace.forget(path)
+        self.loader.forget(path)
         self._statements.pop(path, None)
         self._statements_parse.pop(path, None)
 
@@ -278,7 +286,7 @@ class Session:
         model = self.model
         if model is None:
             return self.full_analysis()
-        if self.workspace.unwalked(path):  # opened where the bounded walk did not reach: walk again, from it
+        if self.loader.unwalked(path):  # opened where the bounded walk did not reach: walk again, from it
             return self.full_analysis(rescan=True)
         skill = model.skills.get(path)
         if skill is not None and not skill.external:
@@ -377,6 +385,7 @@ class Session:
         """Created, changed or deleted on disk (files or whole directories)."""
         for path in paths:
             self.workspace.forget(path)
+            self.loader.forget(path)
             changed, parent = str(path), str(path.parent)
             for cached in list(self.dir_cache):
                 if cached == parent or within(cached, changed):
@@ -385,7 +394,7 @@ class Session:
 
     def index_since(self, now_ns: int) -> int:
         """When the disk was first read for the first index: now, or the head start's walk."""
-        walked = self.workspace.walked_at
+        walked = self.loader.walked_at
         return min(now_ns, walked) if walked is not None else now_ns
 
     def changed_since(self, since_ns: int) -> list[Path]:
@@ -398,7 +407,7 @@ class Session:
         if model is None:
             return []
         paths: set[str] = set()
-        for listing in self.workspace._listings.values():
+        for listing in self.workspace.listings.values():
             paths.update(listing.directories)
             paths.update(str(path) for path in listing.skill_files + listing.python_files + listing.pyprojects)
         builder = self.workspace.builder
@@ -418,16 +427,16 @@ class Session:
 
     def set_folders(self, folders: list[Path]) -> set[Path]:
         overlays = self.workspace.overlays
-        self.workspace.discard_early()  # a head start no build took: its children go
-        self.workspace = self._wired(ServerWorkspace(folders, self.settings.config))
+        self.loader.discard_early()  # a head start no build took: its workers go
+        self.loader = self._wired(ServerLoader(Workspace(folders, self.settings.config)))
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 
     def set_settings(self, settings: Settings) -> set[Path]:
         self.settings = settings
         overlays = self.workspace.overlays
-        self.workspace.discard_early()
-        self.workspace = self._wired(ServerWorkspace(self.workspace.folders, settings.config))
+        self.loader.discard_early()
+        self.loader = self._wired(ServerLoader(Workspace(self.workspace.folders, settings.config)))
         self.workspace.overlays.update(overlays)
         return self.full_analysis()
 

@@ -22,10 +22,10 @@ import pytest
 
 from skill_lsp.config import Config
 from skill_lsp.discovery import inside_workspace
-from skill_lsp.index import Workspace
 from skill_lsp.model import Finding, Fix, Position, Span
 from skill_lsp.rules import run_rules
 from skill_lsp.textutil import split_lines
+from skill_lsp.workspace import Workspace
 
 from .rpc import INVALID_PARAMS, RawClient
 

@@ -17,13 +17,13 @@ import pytest
 from skill_lsp import skillfile
 from skill_lsp.bodyscan import MAX_BODY_ITEMS
 from skill_lsp.config import Config
-from skill_lsp.index import Workspace
 from skill_lsp.model import Finding
 from skill_lsp.pysource import parse_python
 from skill_lsp.rules import run_rules
 from skill_lsp.server.session import Session
 from skill_lsp.skillfile import MAX_FRONTMATTER_CHARS, parse_skill
 from skill_lsp.textutil import MAX_FILE_BYTES, split_lines
+from skill_lsp.workspace import Workspace
 
 from ..helpers import Project, codes, one, skill_md
 from .bounds import Cost, assert_bounded, cost, measure

@@ -18,8 +18,8 @@ import pytest
 
 from skill_lsp import cli, discovery, index
 from skill_lsp.config import Config
-from skill_lsp.index import Workspace
 from skill_lsp.rules import run_rules
+from skill_lsp.workspace import Workspace
 
 from ..helpers import Project, codes, one, skill_md
 from .bounds import assert_bounded, cost

@@ -20,7 +20,6 @@ from tree_sitter import QueryCursor
 
 from skill_lsp import bodyscan, pysource
 from skill_lsp.config import Config
-from skill_lsp.index import Workspace
 from skill_lsp.model import Finding, Position, Span
 from skill_lsp.pysource import PyValue, parse_python
 from skill_lsp.rules import run_rules
@@ -29,6 +28,7 @@ from skill_lsp.server.protocol import LineIndex, line_starts
 from skill_lsp.server.session import Session
 from skill_lsp.skillfile import parse_skill
 from skill_lsp.textutil import decode, split_lines
+from skill_lsp.workspace import Workspace
 
 # -- what documents are made of ---------------------------------------------------------------------
 

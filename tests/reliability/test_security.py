@@ -15,9 +15,9 @@ from typing import ClassVar
 import pytest
 
 from skill_lsp.config import Config
-from skill_lsp.index import Workspace
 from skill_lsp.rules import run_rules
 from skill_lsp.server.session import Session
+from skill_lsp.workspace import Workspace
 
 from ..helpers import REPO, Project, skill_md
 
@@ -46,8 +46,10 @@ FORBIDDEN = {
 ALLOWED = {
     ("textutil.py", "reads"): "read_text() is the one bounded reader: regular files only, at most MAX_FILE_BYTES",
     ("cache.py", "reads"): "check's cache file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
-    ("forks.py", "shell"): "os.fork of skill-lsp itself: children walk and analyse shares of a large workspace; nothing "
-                           "is executed",
+    ("forks.py", "shell"): "os.fork of skill-lsp itself: helpers walk shares of a large workspace; nothing is executed",
+    ("parallel.py", "processes"): "the standard library's process pool, fork context: workers forked from skill-lsp "
+                                  "analyse shares of a large workspace with skill-lsp's own code; nothing is executed, "
+                                  "and the results come back through the pool's own pipes, which only those workers hold",
     ("forks.py", "serialised code"): "a child's results come back through a pipe of its own, loaded by an Unpickler "
                                      "that refuses every class outside skill_lsp",
     ("outcome.py", "reads"): "check's outcome file, in the user cache directory (SKILL_LSP_CACHE_DIR)",

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from skill_lsp import cache, forks
+from skill_lsp import forks, parallel
 from skill_lsp.server import CHILD_NICE
 from skill_lsp.server.session import SINCE_MARGIN, Session
 
@@ -288,25 +288,26 @@ def test_changed_since_names_what_changed_after_the_index_began(workspace: Path)
 
 @needs_children
 def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A child that dies after a few analyses: the parent analyses what it took and never sent."""
+    """A worker that dies after a few analyses (the pool is then broken): the parent analyses what it
+    took and never sent, and every chunk no worker finished."""
     monkeypatch.setenv(forks.CHILDREN_ENV, "0")
     alone = Session([workspace])
     alone.full_analysis()
-    assert alone.workspace.forked == 0
+    assert alone.loader.forked == 0
     monkeypatch.delenv(forks.CHILDREN_ENV)
     parent = os.getpid()
-    real = cache.analyse_skill
+    real = parallel.analyse_skill
     done = [0]
 
-    def dying(*args: Any, **kwargs: Any) -> cache.Analysis:
+    def dying(*args: Any, **kwargs: Any) -> parallel.Analysis:
         if os.getpid() != parent:
             done[0] += 1
             if done[0] == 150:  # past its first messages: some chunks sent, some taken and lost
                 os.kill(os.getpid(), signal.SIGKILL)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(cache, "analyse_skill", dying)
-    monkeypatch.setattr(cache, "CHUNK", 8)
+    monkeypatch.setattr(parallel, "analyse_skill", dying)
+    monkeypatch.setattr(parallel, "CHUNK", 8)
     statuses: list[int] = []  # how each child ended
     real_waitpid = os.waitpid
 
@@ -318,7 +319,7 @@ def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, monkeypatc
     monkeypatch.setattr(os, "waitpid", recording)
     shared = Session([workspace])
     shared.full_analysis()
-    assert shared.workspace.forked >= 1
+    assert shared.loader.forked >= 1
     assert any(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL for status in statuses), statuses
     assert shared.findings == alone.findings
     assert set(shared.model.skills if shared.model else ()) == set(alone.model.skills if alone.model else ())
@@ -366,15 +367,15 @@ def test_a_head_start_whose_walk_outlasts_its_deadline_is_dropped(workspace: Pat
 
     monkeypatch.setattr(early, "HEAD_START_WALK", -1.0)  # past its deadline from the start
     assert early.walk_folders([workspace], Config()) is None
-    assert session_module._head is None and not forks._live
+    assert session_module._head is None and not parallel.running()
     monkeypatch.setattr(early, "HEAD_START_WALK", 60.0)
     walked = early.walk_folders([workspace], Config())
     assert walked is not None and session_module.head_start([workspace], Config(), walked)
-    assert forks._live
+    assert parallel.running()
     session = Session([workspace])
-    assert session.workspace.early is not None and session_module._head is None
+    assert session.loader.early is not None and session_module._head is None
     session.full_analysis()
-    assert session.workspace.forked >= 1 and not forks._live  # the head start's children, reaped
+    assert session.loader.forked >= 1 and not parallel.running()  # the head start's children, reaped
     monkeypatch.setenv(forks.CHILDREN_ENV, "0")
     alone = Session([workspace])
     alone.full_analysis()
@@ -418,22 +419,22 @@ def test_the_head_start_walks_each_folder_whole_while_the_analysers_import(
 @needs_children
 def test_a_head_start_forks_from_fewer_skills_than_a_build_and_finds_the_same(tmp_path: Path) -> None:
     """The head start's child works while the protocol imports: worth a fork from a few hundred
-    skills (indexing.HEAD_START_FROM), where a later build (cache.PARALLEL_FROM) analyses alone."""
+    skills (indexing.HEAD_START_FROM), where a later build (parallel.PARALLEL_FROM) analyses alone."""
     from skill_lsp.config import Config
     from skill_lsp.server import early
     from skill_lsp.server import indexing as session_module
 
     root = tmp_path / "some"
     many_skills(root, 300)
-    assert session_module.HEAD_START_FROM <= 300 < cache.PARALLEL_FROM
+    assert session_module.HEAD_START_FROM <= 300 < parallel.PARALLEL_FROM
     walked = early.walk_folders([root], Config())
     assert walked is not None and session_module.head_start([root], Config(), walked)
-    assert forks._live
+    assert parallel.running()
     started = Session([root])
     started.full_analysis()
-    assert started.workspace.forked >= 1 and not forks._live
+    assert started.loader.forked >= 1 and not parallel.running()
     alone = Session([root])  # no head start: the build forks nothing for 300 skills
     alone.full_analysis()
-    assert alone.workspace.forked == 0
+    assert alone.loader.forked == 0
     assert started.findings == alone.findings
     assert {finding.code for findings in started.findings.values() for finding in findings} >= {"SK108", "AD101"}
