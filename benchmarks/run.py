@@ -11,7 +11,9 @@ Prints a table, writes benchmarks/out/results.{json,md} and a chart
 Figures, for a corpus of N skills and N/10 agent files (benchmarks/generate.py):
 
 1. cold `skill-lsp check --no-cache` — floor: read every SKILL.md, compose its
-   frontmatter with libyaml, read every Python file (benchmarks/floors.py);
+   frontmatter with libyaml, read every Python file (benchmarks/floors.py); and
+   its variants against it, in turn with it: one process (no pool), and every
+   `--variant LABEL=TREE` (another source tree: e.g. the hand-made pool's commit);
 2. warm `skill-lsp check` (its cache filled, nothing changed) — floor: walk the
    tree and stat every file;
 3. server start -> diagnostics published for the whole workspace (the best of
@@ -548,6 +550,33 @@ def check_figures(manifest: Manifest, env: dict[str, str], repeat: int, skills_r
     return rows
 
 
+def variant_figures(manifest: Manifest, env: dict[str, str], repeat: int, variants: dict[str, str]) -> list[Row]:
+    """Figure 1's variants, each run in turn with our cold check so that load hits all alike: the same
+    check in one process (no pool: what parallelism buys), and each --variant, another source tree of
+    skill-lsp (a checkout of an earlier commit: the hand-made pool it replaced). The floor is our cold
+    check of the same rounds, so the ratio says how much slower (> 1) or faster (< 1) the variant is;
+    the spread of our own runs is their noise."""
+    check = [*check_command(manifest.root), "--no-cache"]
+    runs = {"one process": {**env, "SKILL_LSP_CHILDREN": "0"}}
+    for label, tree in variants.items():
+        runs[label] = {**env, "PYTHONPATH": tree}
+    ours: list[float] = []
+    theirs: dict[str, list[float]] = {label: [] for label in runs}
+    for _ in range(repeat):
+        ours.append(timed(check, env)[0])
+        for label, variant_env in runs.items():
+            theirs[label].append(timed(check, variant_env)[0])
+    best = min(ours)
+    print(f"# cold check at {manifest.skills:,}: ours {', '.join(f'{wall:.3f}' for wall in ours)} s "
+          f"(spread {(max(ours) - best) / best:.0%})", file=sys.stderr)
+    rows = []
+    for label, walls in theirs.items():
+        print(f"#   {label}: {', '.join(f'{wall:.3f}' for wall in walls)} s", file=sys.stderr)
+        rows.append(Row(f"1 cold check: {label}", manifest.skills, min(walls), "s", best, "our cold check",
+                        extra={"spread": (max(walls) - min(walls)) / min(walls), "our spread": (max(ours) - best) / best}))
+    return rows
+
+
 def judge(rows: list[Row]) -> None:
     by_size: dict[int, dict[str, Row]] = {}
     for row in rows:
@@ -654,6 +683,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "out", help="corpora, caches and results")
     parser.add_argument("--chart", type=Path, help="where to write the chart (default OUT/benchmark.png)")
     parser.add_argument("--no-skills-ref", action="store_true", help="skip figure 7")
+    parser.add_argument("--variant", action="append", default=[], metavar="LABEL=TREE",
+                        help="figure 1 again with another source tree of skill-lsp (run with PYTHONPATH=TREE), "
+                             "alternating with ours; repeatable")
     parser.add_argument("--figures", default="1,2,3,4,5,6,7,8",
                         help="comma-separated figures to measure (1-2 and 7 run check, 3-6 and 8 the server; 6 needs either)")
     args = parser.parse_args(argv)
@@ -661,6 +693,11 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 1 if args.quick else args.repeat
     samples = 5 if args.quick else args.samples
     figures = {part.strip() for part in args.figures.split(",") if part.strip()}
+    variants = dict(item.split("=", 1) for item in args.variant)
+    for tree in variants.values():  # compiled as ours is (compile_bytecode)
+        import compileall
+
+        compileall.compile_dir(str(Path(tree) / "skill_lsp"), quiet=1)
     run_check = bool(figures & {"1", "2", "7"}) or figures == {"6"}
     run_server = bool(figures & {"3", "4", "5", "6"})
     skills_ref = not args.no_skills_ref and "7" in figures
@@ -685,6 +722,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# {size:,} skills, {manifest.agents:,} agent files", file=sys.stderr)
         if run_check:
             rows += check_figures(manifest, env, repeat, skills_ref)
+        if "1" in figures:
+            rows += variant_figures(manifest, env, repeat, variants)
         if run_server:
             rows += server_figures(manifest, env, samples, repeat)
         if "8" in figures and size == sizes[0]:  # hostile buffers: once, beside the smallest corpus

@@ -26,13 +26,15 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import forks
 from .analysis import Analysis, Job, Packed, analyse_skill, pack, unpack
 from .forks import death_signal, live_pids
 from .index import Root, SkillJob
+
+if TYPE_CHECKING:  # imported when a pool starts: 25 ms a check of a small workspace need not pay
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # Below this many files a pool costs more than the second core saves.
 PARALLEL_FROM = 1000
@@ -172,6 +174,7 @@ class Analyser:
             global _inherited
             ready_for_children()
             import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
 
             _inherited = jobs
             _forking.pool = True
@@ -273,6 +276,8 @@ class Analyser:
                     left -= 1
                 continue
             unfinished = [chunk for chunk in todo if not chunk.done and chunk.future is not None]
+            from concurrent.futures import FIRST_COMPLETED, wait  # (imported with the pool)
+
             futures = [chunk.future for chunk in unfinished if chunk.future is not None]
             if not wait(futures, timeout=BROKEN_AFTER, return_when=FIRST_COMPLETED)[0] and _broken(self.pool):
                 # a broken pool whose futures were not all told (Python 3.11 stops telling them at the
