@@ -6,7 +6,8 @@ import asyncio
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -50,11 +51,11 @@ def initialize_params(profile: str, folder: Path, options: dict[str, object] | N
     )
 
 
-def _shares(request: pytest.FixtureRequest) -> bool:
-    """Whether this test's `client` is its module's shared server."""
+def _shares(request: pytest.FixtureRequest, client: str = "client") -> bool:
+    """Whether this test's client (the fixture of that name) is its module's shared server."""
     node = request.node
     return (node.get_closest_marker("shared_server") is not None and node.get_closest_marker("fresh_server") is None
-            and "client" in request.fixturenames)
+            and client in request.fixturenames)
 
 
 @pytest.fixture
@@ -72,46 +73,79 @@ def workspace(request: pytest.FixtureRequest, tmp_path: Path, lsp_project: Path)
 @pytest.fixture(scope="module")
 async def shared_server(profile: str, lsp_project: Path, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
     """The server the module's shared tests use, started by the first of them."""
-    shared = SharedServer(profile, lsp_project, tmp_path_factory.mktemp("shared") / "project")
-    yield shared
-    if shared.client is not None:
-        await shared.client.shutdown_session()
-        await shared.client.stop()
+    async with SharedServer.kept(profile, lsp_project, tmp_path_factory) as shared:
+        yield shared
 
 
 @pytest.fixture
-async def client(request: pytest.FixtureRequest, profile: str, workspace: Path,
+async def client(request: pytest.FixtureRequest, workspace: Path,
                  shared_server: SharedServer) -> AsyncIterator[LanguageClient]:
     """A client whose server has indexed workspace: the module's shared one, or one of the test's own."""
-    if _shares(request):
-        yield await shared_server.start()
-        await shared_server.reset()
-        return
-    lsp_client = await ClientServerConfig(server_command=SERVER).start()
-    tolerate_abandoned_waits(lsp_client)
-    await lsp_client.initialize_session(initialize_params(profile, workspace))
-    await wait_for_index(lsp_client)
-    yield lsp_client
-    await lsp_client.shutdown_session()
-    await lsp_client.stop()
+    async with shared_server.client_for(request, workspace) as lsp_client:
+        yield lsp_client
 
 
 class SharedServer:
-    """One server for the tests of a module that use `client`, in a copy of the module's project. After
-    each test the documents it opened are closed and the project on disk is put back (the server told of
-    what changed), and the next test begins once the published diagnostics are those of the first index
-    again; what the client recorded (messages, logs) is cleared."""
+    """One server for the tests of a module that use `client` (or a module's own fixtures, see kept,
+    workspace_for and client_for), in a copy of the module's project. After each test the documents it opened are closed
+    and the project on disk is put back (the server told of what changed), and the next test begins once the
+    published diagnostics are those of the first index again; what the client recorded (messages, logs,
+    diagnostics) is what it was after the first index."""
 
     SETTLE_ATTEMPTS = 60  # seconds, about, for the diagnostics to be those of the first index again
 
-    def __init__(self, profile: str, project: Path, workspace: Path) -> None:
+    def __init__(self, profile: str, project: Path, workspace: Path, folder: str = ".",
+                 options: Callable[[Path], dict[str, object]] | None = None) -> None:
         self.profile = profile
         self.project = project
-        self.workspace = workspace
+        self.workspace = workspace  # the copy of project
+        self.folder = folder  # the workspace folder the server is given, in the copy
+        self.options = options  # its initialization options, from the copy's path
         shutil.copytree(project, workspace, symlinks=True)
         self.client: LanguageClient | None = None
         self.baseline: dict[str, list[types.Diagnostic]] = {}
+        self.recorded: dict[str, list[types.Diagnostic]] = {}
         self.opened: set[str] = set()
+
+    @classmethod
+    @asynccontextmanager
+    async def kept(cls, profile: str, project: Path, tmp_path_factory: pytest.TempPathFactory, folder: str = ".",
+                   options: Callable[[Path], dict[str, object]] | None = None) -> AsyncIterator[SharedServer]:
+        """A shared server of project (started when first lent), ended when the block is left: the body of
+        a module-scoped fixture."""
+        shared = cls(profile, project, tmp_path_factory.mktemp("shared") / project.name, folder, options)
+        yield shared
+        if shared.client is not None:
+            await shared.client.shutdown_session()
+            await shared.client.stop()
+
+    def workspace_for(self, request: pytest.FixtureRequest, tmp_path: Path, client: str = "client") -> Path:
+        """The project a test works in: this server's copy for a test that shares it (see _shares; client is
+        the name of the fixture it gets the client from), else a fresh copy of its own."""
+        if _shares(request, client):
+            return self.workspace
+        target = tmp_path / self.project.name
+        shutil.copytree(self.project, target, symlinks=True)
+        return target
+
+    @asynccontextmanager
+    async def client_for(self, request: pytest.FixtureRequest, workspace: Path,
+                         client: str = "client") -> AsyncIterator[LanguageClient]:
+        """The client of a test (the body of a function-scoped fixture, named client): this server's,
+        put back after the test, for a test that shares it; else one of a server of its own on workspace,
+        with this server's profile, folder and options."""
+        if _shares(request, client):
+            yield await self.start()
+            await self.reset()
+            return
+        own = await ClientServerConfig(server_command=SERVER).start()
+        tolerate_abandoned_waits(own)
+        options = self.options(workspace) if self.options is not None else None
+        await own.initialize_session(initialize_params(self.profile, workspace / self.folder, options))
+        await wait_for_index(own)
+        yield own
+        await own.shutdown_session()
+        await own.stop()
 
     async def start(self) -> LanguageClient:
         if self.client is not None:
@@ -131,9 +165,11 @@ class SharedServer:
 
         client.text_document_did_open = did_open  # type: ignore[method-assign]
         client.text_document_did_close = did_close  # type: ignore[method-assign]
-        await client.initialize_session(initialize_params(self.profile, self.workspace))
+        options = self.options(self.workspace) if self.options is not None else None
+        await client.initialize_session(initialize_params(self.profile, self.workspace / self.folder, options))
         await wait_for_index(client)
         self.baseline = _published(client)
+        self.recorded = dict(client.diagnostics)
         return client
 
     async def reset(self) -> None:
@@ -152,6 +188,10 @@ class SharedServer:
         client._last_log_index = client._setup_log_index = 0
         for _ in range(self.SETTLE_ATTEMPTS):
             if _published(client) == self.baseline:
+                # an entry left by the test (a closed document's empty list) would answer the next test's
+                # wait for a publication before the server has published anything
+                client.diagnostics.clear()
+                client.diagnostics.update(self.recorded)
                 return
             try:
                 await asyncio.wait_for(client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 1)

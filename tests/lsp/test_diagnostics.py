@@ -100,6 +100,15 @@ async def test_deleting_a_skill_directory_on_disk_turns_its_agents_red(client: L
     await diagnostics_for(client, skill_dir / "SKILL.md", lambda items: not items)
 
 
+async def test_without_client_watchers_the_server_sees_a_deleted_skill_directory(client: LanguageClient, workspace: Path) -> None:
+    agent = workspace / AGENT
+    await diagnostics_for(client, agent, lambda items: codes(items) == ["AD101"])
+    # no didChangeWatchedFiles is sent: the test clients refuse watcher registration
+    shutil.rmtree(workspace / ".agentdeck/skills/quote-fare")
+    items = await diagnostics_for(client, agent, lambda items: len(items) == 2)
+    assert any("unknown skill 'quote-fare'" in item.message for item in items)
+
+
 async def test_creating_a_skill_on_disk_clears_the_unknown_name(client: LanguageClient, workspace: Path) -> None:
     agent = workspace / AGENT
     await diagnostics_for(client, agent, lambda items: codes(items) == ["AD101"])

@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from ..helpers import skill_md, write_files
-from .conftest import PROFILES, SERVER, codes, diagnostics_for, initialize_params, open_document, uri, wait_for_index
+from .conftest import SharedServer, codes, diagnostics_for, open_document, uri
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REAL = "skills/pdf-tools/SKILL.md"
 
+pytestmark = pytest.mark.shared_server
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+
+@pytest.fixture(scope="module")
+def lsp_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """skills/ with one skill, seen through .agents/skills and .claude/skills links; and a marketplace."""
-    root = tmp_path / "project"
+    root = tmp_path_factory.mktemp("aliased") / "project"
     write_files(root, {REAL: skill_md("PDF Tools", body="Revenue grew to $2.5M.\n")})
     for parent in (".agents", ".claude"):
         (root / parent).mkdir()
@@ -69,10 +71,10 @@ async def test_a_skill_opened_through_a_symlinked_root_shows_its_diagnostics(cli
     assert not client.diagnostics[uri(alias)]
 
 
-@pytest.fixture
-def shared_workspace(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def linked_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`.agentdeck/skills -> ../shared/skills`: an AgentDeck root whose skills live elsewhere in the project."""
-    root = tmp_path / "linked"
+    root = tmp_path_factory.mktemp("linked") / "linked"
     write_files(root, {"shared/skills/quote/SKILL.md": skill_md("quote", description=None),
                        "pyproject.toml": "[project]\nname = 'linked'\n"})
     (root / ".agentdeck").mkdir()
@@ -80,14 +82,26 @@ def shared_workspace(tmp_path: Path) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
-async def shared_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, shared_workspace: Path):
-    await lsp_client.initialize_session(initialize_params(request.param, shared_workspace))
-    await wait_for_index(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+@pytest.fixture(scope="module")
+async def linked_server(profile: str, linked_project: Path,
+                        tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
+    async with SharedServer.kept(profile, linked_project, tmp_path_factory) as server:
+        yield server
 
 
+@pytest.fixture
+def shared_workspace(request: pytest.FixtureRequest, tmp_path: Path, linked_server: SharedServer) -> Path:
+    return linked_server.workspace_for(request, tmp_path, "shared_client")
+
+
+@pytest.fixture
+async def shared_client(request: pytest.FixtureRequest, shared_workspace: Path,
+                        linked_server: SharedServer) -> AsyncIterator[LanguageClient]:
+    async with linked_server.client_for(request, shared_workspace, "shared_client") as client:
+        yield client
+
+
+@pytest.mark.fresh_server  # (a client that pulls has the server withdraw what it pushed: no reset brings that back)
 async def test_a_file_opened_by_its_links_path_is_published_and_pulled_there(shared_client: LanguageClient,
                                                                              shared_workspace: Path) -> None:
     client = shared_client
@@ -118,19 +132,30 @@ async def test_marketplace_plugin_skills_are_claude_code_skills(client: Language
     assert codes(glossary) == ["SK108"]  # a root plugin.json names: not SK302
 
 
-@pytest.fixture
-def excluded_workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "excluded"
+@pytest.fixture(scope="module")
+def excluded_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("excluded") / "excluded"
     shutil.copytree(FIXTURES / "excluded-folder", root)
     return root
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
-async def excluded_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, excluded_workspace: Path):
-    await lsp_client.initialize_session(initialize_params(request.param, excluded_workspace))
-    await wait_for_index(lsp_client)
-    yield
-    await lsp_client.shutdown_session()
+@pytest.fixture(scope="module")
+async def excluded_server(profile: str, excluded_project: Path,
+                          tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
+    async with SharedServer.kept(profile, excluded_project, tmp_path_factory) as server:
+        yield server
+
+
+@pytest.fixture
+def excluded_workspace(request: pytest.FixtureRequest, tmp_path: Path, excluded_server: SharedServer) -> Path:
+    return excluded_server.workspace_for(request, tmp_path, "excluded_client")
+
+
+@pytest.fixture
+async def excluded_client(request: pytest.FixtureRequest, excluded_workspace: Path,
+                        excluded_server: SharedServer) -> AsyncIterator[LanguageClient]:
+    async with excluded_server.client_for(request, excluded_workspace, "excluded_client") as client:
+        yield client
 
 
 async def test_an_open_file_in_an_excluded_folder_is_checked_with_its_roots(excluded_client: LanguageClient,

@@ -15,9 +15,12 @@ from .conftest import change_document, codes, diagnostics_for, open_document, ur
 TOPIC = ".claude/skills/billing/disputes/SKILL.md"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
+pytestmark = pytest.mark.shared_server
+
+
+@pytest.fixture(scope="module")
+def lsp_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("documents") / "project"
     write_files(root, {
         ".claude/skills/billing/SKILL.md": skill_md("billing", body="Read [disputes](disputes/SKILL.md) first.\n"),
         TOPIC: "# Disputes\n\nReading material of the billing skill: no frontmatter.\n",

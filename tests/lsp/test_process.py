@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import socket
 import subprocess
 import sys
@@ -13,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import ClientServerConfig
 
-from .conftest import SERVER, codes, diagnostics_for, end, initialize_params, wait_for_index
+from .conftest import SERVER, end, initialize_params, wait_for_index
 
 AGENT = ".agentdeck/agents/booking/agent.py"
 
@@ -87,15 +86,6 @@ def test_tcp_server(tmp_path: Path) -> None:
     finally:
         process.kill()
         process.wait(timeout=10)
-
-
-async def test_without_client_watchers_the_server_sees_a_deleted_skill_directory(client: LanguageClient, workspace: Path) -> None:
-    agent = workspace / AGENT
-    await diagnostics_for(client, agent, lambda items: codes(items) == ["AD101"])
-    # no didChangeWatchedFiles is sent: the test clients refuse watcher registration
-    shutil.rmtree(workspace / ".agentdeck/skills/quote-fare")
-    items = await diagnostics_for(client, agent, lambda items: len(items) == 2)
-    assert any("unknown skill 'quote-fare'" in item.message for item in items)
 
 
 async def test_watchers_progress_and_log_for_a_capable_client(workspace: Path) -> None:

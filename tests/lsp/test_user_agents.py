@@ -15,6 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from .conftest import (
     PROFILES,
     SERVER,
+    SharedServer,
     apply_edits,
     change_document,
     codes,
@@ -29,20 +30,32 @@ from .test_agent_definitions import doc, open_file, range_of
 
 FIXTURE = Path(__file__).parents[1] / "user_agents"
 
+pytestmark = pytest.mark.shared_server
+
+
+@pytest.fixture(scope="module")
+async def user_server(profile: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
+    """The server of the project in a temporary "home" (its .claude/skills and .claude/agents, a custom agents
+    directory); the user agents directory is the default one: beside the configured user skills."""
+    async with SharedServer.kept(profile, FIXTURE, tmp_path_factory, folder="project", options=skills) as server:
+        yield server
+
 
 @pytest.fixture
-def scratch(tmp_path: Path) -> Path:
-    """A temporary "home" (its .claude/skills and .claude/agents, a custom agents directory) and a project."""
+def scratch(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """A temporary "home" (its .claude/skills and .claude/agents, a custom agents directory) and a project:
+    the shared server's, for a test that uses user_client."""
+    if "user_client" in request.fixturenames:
+        return request.getfixturevalue("user_server").workspace_for(request, tmp_path, "user_client")
     target = tmp_path / "scratch"
     shutil.copytree(FIXTURE, target)
     return target
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES)
-async def user_client(lsp_client: LanguageClient, request: pytest.FixtureRequest, scratch: Path) -> AsyncIterator[None]:
-    # the user agents directory is the default one: beside the configured user skills
-    async for _ in session(lsp_client, request.param, scratch / "project", skills(scratch)):
-        yield
+@pytest.fixture
+async def user_client(request: pytest.FixtureRequest, scratch: Path, user_server: SharedServer) -> AsyncIterator[LanguageClient]:
+    async with user_server.client_for(request, scratch, "user_client") as client:
+        yield client
 
 
 def skills(scratch: Path) -> dict[str, object]:
