@@ -277,6 +277,21 @@ RULES: tuple[Rule, ...] = (
         "allowed-tools: Read, Grep, bash(git:*)   # 'Bash'",
     ),
     Rule(
+        "SK207", "hidden-text", W, "Text the model reads and a reviewer does not see: invisible characters, instruction comments.",
+        "A runtime gives the model a skill's file as written: Claude Code (2.1.332) builds the skill's prompt from its "
+        "body with the base directory before it and the arguments substituted, removing neither HTML comments nor "
+        "invisible characters (it hides CLAUDE.md's comments since 2.1.72, not a skill's). An editor, a diff and a "
+        "rendered preview show none of them, so they are where instructions hide in a third-party skill. A warning, "
+        "with the code points and what tag characters spell: Unicode tag characters (U+E0000-U+E007F, not the "
+        "tags of a flag emoji), bidirectional controls (U+202A-U+202E, U+2066-U+2069: CVE-2021-42574), variation "
+        "selectors U+E0100-U+E01EF that follow no ideograph. Information: zero-width characters inside a word of "
+        "letters (`ig<U+200B>nore`), direction marks in a line of no right-to-left script, and an HTML comment "
+        "outside code that addresses the agent or gives an order (not a lint directive or a marker). Not reported: "
+        "a byte order mark at the top, zero-width joiners in emoji and scripts that need them, marks among "
+        "right-to-left letters. The fix removes the characters (safe) or the comment (with --unsafe-fixes).",
+        "description: Formats dates.   # followed by U+E0049 U+E0067 U+E006E ... (tags spelling 'Ignore ...')",
+    ),
+    Rule(
         "SK301", "duplicate-name", E, "The same skill name is found under two roots of one registry.",
         "A Deck merges all its roots into one name-keyed registry; a name declared under two roots fails "
         "`build()` naming both paths.",

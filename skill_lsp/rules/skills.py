@@ -34,6 +34,7 @@ from ..skillfile import Field, SkillFile, quote_yaml_value
 from ..textutil import FileTooLarge, encoding_problem, read_text
 from .body import check_body, claude_code_loads, list_dir
 from .encoding import check_encoding
+from .hidden import check_hidden
 from .registry import is_template
 from .report import Reporter, close_matches, closest, did_you_mean
 
@@ -98,6 +99,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         )
         if body:
             check_body(model, skill, reporter, dir_cache)
+            check_hidden(skill, reporter)
         return
     if not file.closed:
         judged.report(
@@ -125,6 +127,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         _check_tools(skill, fields, reporter)
     if body:
         check_body(model, skill, reporter, dir_cache)
+        check_hidden(skill, reporter)
 
 
 def _check_yaml(judged: _Judged, file: SkillFile) -> tuple[Runtime, ...]:

@@ -179,3 +179,27 @@ async def test_configuration_changes_rerun_what_they_affect(client: LanguageClie
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"skillLsp": {"ignore": ["CL1"]}}))
     items = await diagnostics_for(client, workspace / "shop.py", lambda items: not items)
     assert items == []
+
+
+async def test_hidden_text_is_shown_with_its_code_points_and_removed_by_the_quick_fix(
+        client: LanguageClient, workspace: Path) -> None:
+    skill = workspace / ".agentdeck/skills/broken/SKILL.md"
+    open_document(client, skill)
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "Say hi")  # Unicode tag characters: invisible, read by the model
+    text = f"---\nname: broken\ndescription: Greets people.\n---\n\nGreet the user.{hidden}\n"
+    change_document(client, skill, text, 2)
+    actions, target = await actions_for(client, skill, "SK207")
+    units = {"utf-8": 4, "utf-16": 2, "utf-32": 1}[encoding_of(client)]
+    start = len("Greet the user.")
+    assert target.range == types.Range(start=types.Position(line=5, character=start),
+                                       end=types.Position(line=5, character=start + units * len(hidden)))
+    assert target.severity == types.DiagnosticSeverity.Warning
+    assert target.message.startswith("6 invisible Unicode tag characters (U+E0053 U+E0061 U+E0079 U+E0020 U+E0068 "
+                                     "U+E0069), spelling 'Say hi'")
+    assert actions[0].title == "Remove the 6 invisible Unicode tag characters" and actions[0].is_preferred
+    texts, _ = edits_by_uri(actions[0].edit)
+    fixed = apply_edits(text, texts[uri(skill)], encoding_of(client))
+    assert fixed == "---\nname: broken\ndescription: Greets people.\n---\n\nGreet the user.\n"
+    change_document(client, skill, fixed, 3)
+    items = await diagnostics_for(client, skill, lambda items: "SK207" not in codes(items))
+    assert "SK207" not in codes(items)
