@@ -70,9 +70,27 @@ def workspace(request: pytest.FixtureRequest, tmp_path: Path, lsp_project: Path)
     return target
 
 
+@pytest.fixture(scope="session")
+async def kept_servers() -> AsyncIterator[dict[tuple[str, Path], SharedServer]]:
+    """The shared servers of the fixture project by profile, kept for every module of this process that
+    shares one (the modules of a worker run one after the other), ended at the end of the session."""
+    kept: dict[tuple[str, Path], SharedServer] = {}
+    yield kept
+    for shared in kept.values():
+        await shared.close()
+
+
 @pytest.fixture(scope="module")
-async def shared_server(profile: str, lsp_project: Path, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
-    """The server the module's shared tests use, started by the first of them."""
+async def shared_server(profile: str, lsp_project: Path, tmp_path_factory: pytest.TempPathFactory,
+                        kept_servers: dict[tuple[str, Path], SharedServer]) -> AsyncIterator[SharedServer]:
+    """The server the module's shared tests use, started by the first of them: the fixture project's is
+    shared with the other modules, a module's own project's is ended with the module."""
+    if lsp_project == PROJECT:
+        key = (profile, lsp_project)
+        if key not in kept_servers:
+            kept_servers[key] = SharedServer(profile, lsp_project, tmp_path_factory.mktemp("shared") / lsp_project.name)
+        yield kept_servers[key]
+        return
     async with SharedServer.kept(profile, lsp_project, tmp_path_factory) as shared:
         yield shared
 
@@ -115,9 +133,12 @@ class SharedServer:
         a module-scoped fixture."""
         shared = cls(profile, project, tmp_path_factory.mktemp("shared") / project.name, folder, options)
         yield shared
-        if shared.client is not None:
-            await shared.client.shutdown_session()
-            await shared.client.stop()
+        await shared.close()
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.shutdown_session()
+            await self.client.stop()
 
     def workspace_for(self, request: pytest.FixtureRequest, tmp_path: Path, client: str = "client") -> Path:
         """The project a test works in: this server's copy for a test that shares it (see _shares; client is
