@@ -29,7 +29,7 @@ from .skillfile import SkillFile
 class Root:
     path: Path
     profile: Profile
-    origin: str  # agentdeck | deck | claude | plugin | user | spec | collection | config
+    origin: str  # agentdeck | deck | claude | plugin | codex-plugin | user | spec | collection | config
     prefix: str = ""
     # the origins of the other roots that see this root's skills through a symlinked directory
     # (`.claude/skills -> ../skills`): their runtimes load the skills too

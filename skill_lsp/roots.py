@@ -23,9 +23,11 @@ from .textutil import FileTooLarge, read_text
 if TYPE_CHECKING:
     from .workspace import Workspace
 
-ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "claude": 3, "user": 3, "spec": 4, "collection": 5}
+ORIGIN_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "plugin": 2, "codex-plugin": 2, "claude": 3, "user": 3, "spec": 4,
+               "collection": 5}
 # Which root a skill seen through several (symlinked) roots is checked under: the strictest loader's.
-_ALIAS_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "spec": 2, "plugin": 3, "claude": 3, "user": 3, "collection": 5}
+_ALIAS_RANK = {"config": 0, "deck": 1, "agentdeck": 1, "spec": 2, "plugin": 3, "codex-plugin": 3, "claude": 3, "user": 3,
+               "collection": 5}
 
 
 def conventional_root(directory: Path) -> Root | None:
@@ -154,18 +156,25 @@ class Places:
             if root_text not in first_of_root:
                 first_of_root[root_text] = path
             skills_of_root[root_text] = skills_of_root.get(root_text, 0) + 1
-        for root_text, path in first_of_root.items():
+        # first the roots a runtime discovers (its own, a plugin's), then the collections: whether a group is below
+        # a plugin's root must not depend on the order the directories come in
+        for path in first_of_root.values():
             root_dir = path.parent.parent
-            parent = root_dir.parent.name
             root = conventional_root(root_dir)
             if root is not None:
                 self.add_root(root)
-            elif root_dir.name == "skills":
-                if self.exists(root_dir.parent / ".claude-plugin"):
-                    name = self.plugin_name(root_dir.parent)
-                    self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
-                else:
-                    self.add_root(Root(root_dir, Profile.SPEC, "collection"))
+            elif root_dir.name == "skills" and self._a_plugin(root_dir.parent):
+                name = self.plugin_name(root_dir.parent)
+                self.add_root(Root(root_dir, Profile.CLAUDE, "plugin", f"{name}:"))
+            elif root_dir.name == "skills" and self._a_codex_plugin(root_dir.parent):
+                self.add_root(Root(root_dir, Profile.SPEC, "codex-plugin"))
+        for root_text, path in first_of_root.items():
+            root_dir = path.parent.parent
+            parent = root_dir.parent.name
+            if root_dir in model.roots:
+                continue
+            if root_dir.name == "skills":
+                self.add_root(Root(root_dir, Profile.SPEC, "collection"))
             elif root_dir.name.startswith(".") and parent == "skills" and root_dir.name not in (".git", ".github"):
                 # a catalog's sections (skills/.curated/<name>/, skills/.system/<name>/ in openai/skills):
                 # its skills are installed by copying them into a runtime's root, so they are checked as
@@ -309,6 +318,22 @@ class Places:
         except OSError:
             pass
         return found
+
+    def _a_plugin(self, directory: Path) -> bool:
+        """Whether a directory with a `skills/` is a Claude Code plugin by its `.claude-plugin/` folder: one that holds
+        a marketplace.json and no plugin.json makes it a marketplace, which is a plugin only where one of its
+        entries names it (plugin_roots); any other is a plugin's, whose manifest is optional."""
+        marker = directory / ".claude-plugin"
+        if not self.exists(marker):
+            return False
+        self.consulted.update((str(marker / "marketplace.json"), str(marker / "plugin.json")))
+        return not (marker / "marketplace.json").is_file() or (marker / "plugin.json").is_file()
+
+    def _a_codex_plugin(self, directory: Path) -> bool:
+        """Whether a directory is a Codex plugin (`.codex-plugin/plugin.json`, Codex 0.171.0): its skills are Codex's."""
+        manifest = directory / ".codex-plugin" / "plugin.json"
+        self.consulted.add(str(manifest))
+        return manifest.is_file()
 
     def plugin_name(self, plugin_dir: Path) -> str:
         """The plugin's name: its manifest's `name`, else its marketplace entry's, else its directory's."""

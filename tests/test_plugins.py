@@ -97,3 +97,52 @@ def test_a_plugin_whose_skill_md_is_at_its_top_is_one_skill_named_by_its_frontma
     # subagent's unknown name
     assert [(f["code"], f["path"]) for f in findings] == [("CL103", ".claude/agents/reviewer.md")]
     assert "'ios-dev:nope'" in findings[0]["message"]
+
+
+def test_a_marketplace_folder_makes_no_plugin_of_its_directory_and_groups_are_weighed_alike(project):
+    # a catalog (cli-tool/components/) whose .claude-plugin/ holds a marketplace.json that lists no plugin and no
+    # plugin.json: Claude Code loads nothing from it, so its skills/ is a collection, every group alike whatever
+    # the order of the directories (a skill directly in skills/ sorts between the groups)
+    bad = skill_md(name="Alpha Skill", body="Do it.\n")
+    project.write({
+        "components/.claude-plugin/marketplace.json": json.dumps({"agents": []}),
+        "components/skills/aaa/one/SKILL.md": bad,
+        "components/skills/aaa/two/SKILL.md": skill_md(name="two", body="Do it.\n"),
+        "components/skills/mmm-direct/SKILL.md": skill_md(name="mmm-direct", body="Do it.\n"),
+        "components/skills/zzz/one/SKILL.md": bad,
+        "components/skills/zzz/two/SKILL.md": skill_md(name="two", body="Do it.\n"),
+    })
+    found = {(f["code"], f["severity"], f["path"]) for f in project.check()}
+    assert "SK302" not in {code for code, _, _ in found}
+    for group in ("aaa", "zzz"):
+        assert ("SK108", "error", f"components/skills/{group}/one/SKILL.md") in found
+        assert ("SK109", "error", f"components/skills/{group}/one/SKILL.md") in found
+    # with a plugin.json it is a plugin: its groups are below its root, which Claude Code scans one level deep
+    project.write({"components/.claude-plugin/plugin.json": json.dumps({"name": "components"})})
+    assert {f["path"] for f in project.check() if f["code"] == "SK302"} == {
+        "components/skills/aaa/one/SKILL.md", "components/skills/aaa/two/SKILL.md",
+        "components/skills/zzz/one/SKILL.md", "components/skills/zzz/two/SKILL.md"}
+
+
+def test_a_codex_plugins_skills_are_judged_by_codex(project):
+    # .codex-plugin/plugin.json: Codex 0.171.0 loads its skills/ under their frontmatter names ("stitch::design")
+    project.write({
+        ".agents/plugins/marketplace.json": json.dumps({"plugins": [{"name": "stitch", "source": {"source": "local", "path": "./plugins/stitch"}}]}),
+        "plugins/stitch/.codex-plugin/plugin.json": json.dumps({"name": "stitch", "skills": "./skills/"}),
+        "plugins/stitch/skills/design/SKILL.md": skill_md(name="stitch::design", body="Design it.\n"),
+    })
+    assert [f for f in project.check() if f["severity"] == "error"] == []
+    # the same file in a collection is held to the specification (skills-ref refuses the name)
+    (project.root / "plugins/stitch/.codex-plugin/plugin.json").unlink()
+    assert {f["code"] for f in project.check() if f["severity"] == "error"} >= {"SK108", "SK109"}
+
+
+def test_a_group_left_out_of_a_plugin_that_lists_its_skills_is_information(project):
+    project.write({
+        ".claude-plugin/plugin.json": json.dumps({"name": "kit", "skills": ["./skills/engineering/tdd"]}),
+        "skills/engineering/tdd/SKILL.md": skill_md(name="tdd", body="Test first.\n"),
+        "skills/deprecated/old/SKILL.md": skill_md(name="old", body="Old.\n"),
+    })
+    found = [f for f in project.check() if f["code"] == "SK302"]
+    assert [(f["path"], f["severity"]) for f in found] == [("skills/deprecated/old/SKILL.md", "information")]
+    assert "names the skills it ships in its plugin.json and this is not one of them" in found[0]["message"]

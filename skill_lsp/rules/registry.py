@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 from ..catalogue import BY_CODE
 from ..config import Config
@@ -81,6 +83,15 @@ def is_template(skill: SkillEntry) -> bool:
     return description is not None and _PLACEHOLDER_TEXT.search(description) is not None
 
 
+def _lists_its_skills(plugin_dir: Path) -> bool:
+    """Whether a plugin's plugin.json has a `skills` entry (a path or a list): it says which skills it ships."""
+    try:
+        data = json.loads((plugin_dir / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("skills"), (str, list))
+
+
 def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
     if is_template(skill):
         return  # a template is copied into a root, never loaded where it is
@@ -91,6 +102,14 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
         root = model.roots.get(ancestor)
         # a conventional root counts even when no skill sits directly in it yet
         conventional = ancestor.name == "skills" and ancestor.parent.name in CONVENTIONAL_ROOTS
+        if root is not None and root.origin == "plugin" and _lists_its_skills(root.path.parent):
+            # mattpocock/skills: plugin.json names the 22 skills the plugin ships; deprecated/ and personal/ are
+            # installed one by one. Claude Code does not load them, as the author chose: nothing to move
+            hint = ("; the plugin names the skills it ships in its plugin.json and this is not one of them, so Claude "
+                    "Code does not load it as a plugin skill")
+            reporter.report("SK302", skill.path, skill.facts.first_line, f"no skill root discovers this SKILL.md{hint}",
+                            profile=skill.profile, severity=Severity.INFORMATION)
+            return
         if root is not None or conventional:
             where = root.path if root is not None else ancestor
             hint = (f"; it is nested below the root {where.parent.name}/{where.name}/ — roots are scanned direct-child "

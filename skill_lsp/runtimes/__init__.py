@@ -146,6 +146,8 @@ def discovering(origin: str | None, root: PurePath | None, profile: Profile) -> 
     - the user's `~/.claude/skills`: Claude Code, and VS Code (`~/.claude/skills` is in the same list).
     - a plugin's `skills/`: Claude Code (plugin reference; VS Code's agent plugins are not modelled).
     - `.github/skills`: VS Code Copilot (same list).
+    - a Codex plugin's `skills/` (`.codex-plugin/plugin.json` beside it): Codex (0.171.0 reads them with the loader
+      of `.agents/skills`).
     - `.agents/skills`: Codex and the other clients of the Agent Skills client guide
       (agentskills/agentskills `docs/client-implementation/adding-skills-support.mdx`), and VS Code.
     - a generic `skills/` collection (anthropics/skills, openai/skills): no runtime scans it in place; it is
@@ -159,6 +161,8 @@ def discovering(origin: str | None, root: PurePath | None, profile: Profile) -> 
         keys = ("claude-code", "vscode")
     elif origin == "plugin":
         keys = ("claude-code",)
+    elif origin == "codex-plugin":
+        keys = ("codex",)
     elif origin == "spec" and root is not None and root.parent.name == ".github":
         keys = ("vscode",)
     elif origin == "spec":
