@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_lsp import cli, discovery, index
+from skill_lsp import cli, discovery, workspace
 from skill_lsp.config import Config
 from skill_lsp.rules import run_rules
 from skill_lsp.workspace import Workspace
@@ -207,7 +207,7 @@ def test_files_vanishing_between_listing_and_reading(project: Project, monkeypat
         (project.root / "agent.py").unlink(missing_ok=True)
         return listing
 
-    monkeypatch.setattr(index, "walk", walk_then_delete)  # the server's walk
+    monkeypatch.setattr(workspace, "walk", walk_then_delete)  # the plain loader's walk
     monkeypatch.setattr(cli, "walk", walk_then_delete)  # check's (it walks before it makes its workspace)
     findings, _ = check(project)
     paths = {f["path"] for f in findings}
@@ -222,7 +222,7 @@ def test_files_vanishing_between_listing_and_reading(project: Project, monkeypat
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", os.fspath(path))  # type: ignore[arg-type]
         return real_scandir(path)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(index, "walk", real_walk)
+    monkeypatch.setattr(workspace, "walk", real_walk)
     monkeypatch.setattr(cli, "walk", real_walk)
     monkeypatch.setattr(os, "scandir", scandir_then_vanish)
     findings, err = check(project)
