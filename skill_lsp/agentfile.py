@@ -30,9 +30,9 @@ from pathlib import PurePath
 
 import yaml
 
+from .codecalls import Call, Keyword, PySource, PyValue
 from .model import Position, Span
 from .nearest import close_matches
-from .pysource import Call, Keyword, PySource, PyValue
 from .runtimes.claude_code import NAME_CAP
 from .skillfile import Field, SkillFile, parse_skill
 

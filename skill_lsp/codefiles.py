@@ -11,7 +11,8 @@ import re
 from pathlib import PurePath
 
 from .agentfile import is_agent_path, parse_agent_file
-from .pysource import PySource, parse_python
+from .codecalls import PySource
+from .pysource import parse_python
 from .tssource import is_script_name, parse_script
 
 

@@ -6,9 +6,9 @@ import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .codecalls import PyValue
 from .index import AgentEntry, Model, OptionsEntry, SkillEntry
 from .model import Profile
-from .pysource import PyValue
 
 AGENTDECK_HEADER = (
     "### Skills available\n"

@@ -1,28 +1,28 @@
-"""Python text -> the Agent / Deck / ClaudeAgentOptions calls it makes, with spans.
+"""Python text -> the `Agent`, `Deck`, `ClaudeAgentOptions` and `AgentDefinition` calls it makes, with spans
+(a codecalls.PySource).
 
-Static only: the file is parsed with tree-sitter (error tolerant) and never
-imported or executed. A call counts only when its callee resolves through the
-file's own imports to `agentdeck` or `claude_agent_sdk`.
+Static only: the file is parsed with tree-sitter (error tolerant, skill_lsp.treesitter) and never imported or
+executed. A call counts only when its callee resolves through the file's own imports to `agentdeck` or
+`claude_agent_sdk`.
 """
 
 from __future__ import annotations
 
 import ast
-import bisect
 import re
-import threading
-from array import array
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Literal
 
 import tree_sitter_python
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Query, QueryCursor
 
+# (Call, PySource and PyValue as X: still imported from here by modules of the core, for one commit)
+from .codecalls import Call as Call
+from .codecalls import CallKind, Keyword, ignored_codes
+from .codecalls import PySource as PySource
+from .codecalls import PyValue as PyValue
 from .model import Position, Span
 from .textutil import covered_by, encoding_problem
+from .treesitter import Lines, document_bytes, node_text, parse_tree, reading, stop_if_abandoned
 
 _LANGUAGE = Language(tree_sitter_python.language())
 _QUERY = Query(_LANGUAGE, """
@@ -38,134 +38,10 @@ _QUERY = Query(_LANGUAGE, """
 AGENTDECK = "agentdeck"
 CLAUDE_SDK = "claude_agent_sdk"
 _FRAMEWORKS = (AGENTDECK, CLAUDE_SDK)
-_IGNORE = re.compile(r"skill-lsp:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
-_LONE_CR = re.compile(rb"\r(?!\n)")
 
 # the keyword arguments of Agent / Deck / ClaudeAgentOptions that skill-lsp reads
 _READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins",
                             "description"})
-
-# agent_definition: the SDK's AgentDefinition (Python call or TypeScript object); agent_file: a Claude Code
-# subagent file's frontmatter (skill_lsp.agentfile), both read as a call with keywords
-CallKind = Literal["agent", "deck", "deck_from_project", "claude_options", "agent_definition", "agent_file"]
-ValueKind = Literal["str", "list", "tuple", "dict", "none", "name", "path", "number", "bool", "bytes", "other"]
-
-
-@dataclass
-class PyValue:
-    kind: ValueKind
-    span: Span
-    # str: the literal's value (None for an f-string with placeholders)
-    text: str | None = None
-    # str: the span between the quotes (where completion and edits go)
-    content_span: Span | None = None
-    items: list[PyValue] = field(default_factory=list)
-    pairs: list[tuple[PyValue, PyValue]] = field(default_factory=list)
-    # name: the identifier (or the last attribute of a dotted name)
-    name: str | None = None
-    # path: the statically evaluated path (relative paths stay relative)
-    evaluated: PurePath | None = None
-    # an inline call inside a list (an Agent(...) written into agents=[...])
-    call: Call | None = None
-
-    @property
-    def path(self) -> PurePath | None:
-        """The path this value names, if static; a str can be a root too (made on demand: few are)."""
-        if self.evaluated is None and self.kind == "str" and self.text:
-            return PurePath(self.text)
-        return self.evaluated
-
-
-@dataclass
-class Keyword:
-    name: str
-    name_span: Span
-    value: PyValue
-
-
-@dataclass
-class Call:
-    kind: CallKind
-    framework: str
-    callee_span: Span
-    span: Span
-    keywords: dict[str, Keyword]
-    assigned_to: str | None = None
-    # index within PySource.calls
-    index: int = 0
-    # agent_definition: the name it is registered under in agents={...} (TypeScript: or the file's name)
-    agent_name: str | None = None
-
-    def keyword(self, name: str) -> PyValue | None:
-        entry = self.keywords.get(name)
-        return entry.value if entry is not None else None
-
-    def string_arg(self, name: str) -> str | None:
-        value = self.keyword(name)
-        return value.text if value is not None and value.kind == "str" else None
-
-
-@dataclass
-class PySource:
-    calls: list[Call] = field(default_factory=list)
-    # line -> suppressed codes (empty: all)
-    ignores: dict[int, set[str]] = field(default_factory=dict)
-    # where and why the file is not the UTF-8 Python reads (textutil.encoding_problem), for SK116
-    encoding_problem: tuple[int, int, str] | None = None
-    # the file imports agentdeck / claude_agent_sdk at all
-    frameworks: set[str] = field(default_factory=set)
-    # names imported from other project modules: local name -> (module, name)
-    imports: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # local names bound to the frameworks: name -> ("symbol", "agentdeck:Agent") | ("module", "agentdeck")
-    bindings: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # a file's own problems found while reading it (a subagent file's frontmatter): (code, span, message,
-    # replacement or None); plain tuples, so that check's cache stores them as they are
-    notes: list[tuple[str, Span, str, str | None]] = field(default_factory=list)
-
-    def resolve_callee(self, dotted: str) -> str | None:
-        """'agentdeck:Agent' for callee text such as 'A', 'ad.Agent' or 'Deck.from_project'."""
-        head, _, rest = dotted.partition(".")
-        binding = self.bindings.get(head)
-        if binding is None:
-            return None
-        kind, target = binding
-        if kind == "symbol":
-            return f"{target}.{rest}" if rest else target
-        return f"{target}:{rest.rsplit('.', 1)[-1]}" if rest else None
-
-    def agents(self) -> list[Call]:
-        return [call for call in self.calls if call.kind == "agent"]
-
-
-class _Lines:
-    """Byte columns (tree-sitter) -> code point columns."""
-
-    def __init__(self, data: bytes) -> None:
-        # an ASCII file's byte columns are its columns (most files: no line needs looking at)
-        self.ascii = data.isascii()
-        self.lines = data.split(b"\n")
-        # row -> None (ASCII) or the byte offset where each code point starts; computed once per
-        # row, since one long line (a 20,000-name skills list) is asked for thousands of positions
-        self.starts: dict[int, array[int] | None] = {}
-
-    def position(self, row: int, byte_column: int) -> Position:
-        if self.ascii or row >= len(self.lines):
-            return Position(row, byte_column)
-        if row not in self.starts:
-            line = self.lines[row]
-            self.starts[row] = None if line.isascii() else array("I", (i for i, b in enumerate(line) if b & 0xC0 != 0x80))
-        starts = self.starts[row]
-        if starts is None:
-            return Position(row, byte_column)
-        return Position(row, bisect.bisect_left(starts, byte_column))
-
-    def span(self, node: Node) -> Span:
-        start = node.start_point
-        end = node.end_point
-        if self.ascii:
-            return Span(Position(start[0], start[1]), Position(end[0], end[1]))
-        return Span(self.position(start[0], start[1]), self.position(end[0], end[1]))
-
 
 # PEP 263: a coding declaration on one of a Python file's first two lines
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -187,15 +63,11 @@ def parse_python(text: str, path: PurePath | None = None) -> PySource:
     coding = declared_coding(text)
     if coding is None or coding in ("utf-8", "utf8"):  # PEP 263: another declared encoding is its own
         source.encoding_problem = encoding_problem(text)
-    data = text.encode("utf-8", errors="surrogatepass")
-    if b"\r" in data:
-        # Python and LSP end a line at a lone CR too, tree-sitter only at LF: same length, so
-        # byte offsets hold and tree-sitter's rows are the document's lines
-        data = _LONE_CR.sub(b"\n", data)
+    data = document_bytes(text)
     parsed = blank_comment_lines(data)
-    tree = parse_tree(parsed)
+    tree = parse_tree(parsed, _LANGUAGE)
     with reading(parsed):
-        _Scanner(source, _Lines(data), path).scan(tree.root_node)
+        _Scanner(source, Lines(data), path).scan(tree.root_node)
     return source
 
 
@@ -236,53 +108,6 @@ def blank_comment_lines(data: bytes) -> bytes:
     return bytes(blanked) if blanked is not None else data
 
 
-# Bytes handed to tree-sitter per read. Its parser holds the GIL while it works and lets it go only
-# when it asks for more text: fed in chunks, a long parse lets the server's other threads (the
-# message loop; the exit on a closed stdin or a dead parent) run between reads.
-_CHUNK = 16 * 1024
-
-
-class ParseAbandoned(Exception):
-    """The parse was stopped from outside (abandon_parses): the process is ending."""
-
-
-_abandoned = False
-
-
-def abandon_parses() -> None:
-    """Make every tree-sitter parse in progress, and any later one, stop at its next read."""
-    global _abandoned
-    _abandoned = True
-
-
-# A tree-sitter Parser is one mutable C object: two threads parsing with it at once (the server's
-# analysis and the one that answers requests while the first index runs) would corrupt it. Each
-# thread has its own, per language.
-_parsers = threading.local()
-
-
-def parser_for(language: Language) -> Parser:
-    """This thread's parser of language."""
-    table: dict[int, Parser] | None = getattr(_parsers, "table", None)
-    if table is None:
-        table = _parsers.table = {}
-    parser = table.get(id(language))
-    if parser is None:
-        parser = table[id(language)] = Parser(language)
-    return parser
-
-
-def parse_tree(data: bytes, language: Language = _LANGUAGE) -> Tree:
-    """data's tree-sitter tree, read in chunks (see _CHUNK); raises ParseAbandoned after abandon_parses."""
-
-    def read(offset: int, _point: tuple[int, int]) -> bytes:
-        if _abandoned:
-            raise ParseAbandoned()
-        return data[offset : offset + _CHUNK]
-
-    return parser_for(language).parse(read)
-
-
 # A query over a whole tree runs in C holding the GIL (a dense 7 MB file: about a second here,
 # during which no other thread, the one that ends the process included, runs). Over a larger tree
 # it is run on each subtree of at most this many bytes, the larger nodes above them visited in
@@ -297,7 +122,7 @@ _CAPTURED = {"call": "call", "import_statement": "import", "import_from_statemen
 
 def query_captures(root: Node) -> dict[str, list[Node]]:
     """_QUERY's captures under root (a module), by capture name, in document order; raises
-    ParseAbandoned after abandon_parses."""
+    treesitter.ParseAbandoned after abandon_parses."""
     if root.end_byte - root.start_byte <= _QUERY_RANGE:
         return dict(QueryCursor(_QUERY).captures(root))
     found: dict[str, list[Node]] = {}
@@ -314,8 +139,7 @@ def query_captures(root: Node) -> dict[str, list[Node]]:
             for name, nodes in QueryCursor(_QUERY).captures(node).items():
                 found.setdefault(name, []).extend(nodes)
             continue
-        if _abandoned:
-            raise ParseAbandoned()
+        stop_if_abandoned()
         captured = _CAPTURED.get(node.type)
         if captured is not None:
             found.setdefault(captured, []).append(node)
@@ -324,7 +148,7 @@ def query_captures(root: Node) -> dict[str, list[Node]]:
 
 
 class _Scanner:
-    def __init__(self, source: PySource, lines: _Lines, path: PurePath | None) -> None:
+    def __init__(self, source: PySource, lines: Lines, path: PurePath | None) -> None:
         self.source = source
         self.lines = lines
         self.path = path
@@ -349,7 +173,7 @@ class _Scanner:
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
             if left is not None and right is not None:
-                self.constants[_text(left)] = right
+                self.constants[node_text(left)] = right
         self.source.bindings = self.bindings
         if not self.bindings:
             return
@@ -381,7 +205,7 @@ class _Scanner:
         module_node = node.child_by_field_name("module_name")
         if module_node is None:
             return
-        module = _text(module_node)
+        module = node_text(module_node)
         framework = _framework_of(module)
         names: list[tuple[str, str]] = []
         for child in node.children_by_field_name("name"):
@@ -389,9 +213,9 @@ class _Scanner:
                 name_node = child.child_by_field_name("name")
                 alias_node = child.child_by_field_name("alias")
                 if name_node is not None and alias_node is not None:
-                    names.append((_text(name_node), _text(alias_node)))
+                    names.append((node_text(name_node), node_text(alias_node)))
             else:
-                names.append((_text(child), _text(child)))
+                names.append((node_text(child), node_text(child)))
         if any(child.type == "wildcard_import" for child in node.children) and framework:
             names.extend((n, n) for n in ("Agent", "Deck", "ClaudeAgentOptions", "AgentDefinition"))
         for name, local in names:
@@ -408,13 +232,13 @@ class _Scanner:
                 alias_node = child.child_by_field_name("alias")
                 if name_node is None or alias_node is None:
                     continue
-                module, local = _text(name_node), _text(alias_node)
+                module, local = node_text(name_node), node_text(alias_node)
                 framework = _framework_of(module)
                 if framework:
                     self.source.frameworks.add(framework)
                     self.bindings[local] = ("module", framework)
             else:
-                module = _text(child)
+                module = node_text(child)
                 framework = _framework_of(module)
                 if framework:
                     self.source.frameworks.add(framework)
@@ -422,21 +246,16 @@ class _Scanner:
                     self.bindings[module.split(".")[0]] = ("module", framework)
 
     def _comment(self, node: Node) -> None:
-        text = _text(node)
-        match = _IGNORE.search(text)
-        if match:
-            codes = match.group(1)
-            line = node.start_point[0]
-            self.source.ignores[line] = (
-                {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
-            )
+        codes = ignored_codes(node_text(node))
+        if codes is not None:
+            self.source.ignores[node.start_point[0]] = codes
 
     # -- calls ---------------------------------------------------------------
 
     def _resolve(self, node: Node) -> str | None:
         """'agentdeck:Agent' for a callee naming an imported framework symbol."""
         if node.type == "identifier":
-            binding = self.bindings.get(_text(node))
+            binding = self.bindings.get(node_text(node))
             if binding and binding[0] == "symbol":
                 return binding[1]
             return None
@@ -449,12 +268,12 @@ class _Scanner:
                 attr = root.child_by_field_name("attribute")
                 if obj is None or attr is None:
                     return None
-                names.append(_text(attr))
+                names.append(node_text(attr))
                 root = obj
             if root.type != "identifier":
                 return None
             names.reverse()
-            binding = self.bindings.get(_text(root))
+            binding = self.bindings.get(node_text(root))
             if binding is None:
                 return None
             if binding[0] == "module":  # ad.Agent -> agentdeck:Agent, ad.Deck.from_project -> agentdeck:Deck.from_project
@@ -488,7 +307,7 @@ class _Scanner:
             value_node = child.child_by_field_name("value")
             if name_node is None or value_node is None:
                 continue
-            name = _text(name_node)
+            name = node_text(name_node)
             # only the arguments a rule or a feature reads are evaluated (tools=, model=... are not)
             value = self._value(value_node, seen, depth) if name in _READ_KEYWORDS else PyValue("other", self.lines.span(value_node))
             keywords[name] = Keyword(name, self.lines.span(name_node), value)
@@ -535,7 +354,7 @@ class _Scanner:
         if kind in ("true", "false"):
             return PyValue("bool", span, text=kind)
         if kind in ("integer", "float"):
-            return PyValue("number", span, text=_text(node))
+            return PyValue("number", span, text=node_text(node))
         if kind == "call" and self._resolve_call_kind(node):
             # the depth carries on into the inner call: Agent(skills=[Agent(skills=[...])]) nested
             # hundreds deep must not exhaust the stack (scan() still finds every call)
@@ -545,10 +364,10 @@ class _Scanner:
         if path is not None:
             return PyValue("path", span, evaluated=path)
         if kind == "identifier":
-            return PyValue("name", span, name=_text(node))
+            return PyValue("name", span, name=node_text(node))
         if kind == "attribute":
             attr = node.child_by_field_name("attribute")
-            return PyValue("name", span, name=_text(attr) if attr is not None else None)
+            return PyValue("name", span, name=node_text(attr) if attr is not None else None)
         return PyValue("other", span)
 
     def _resolve_call_kind(self, node: Node) -> bool:
@@ -558,7 +377,7 @@ class _Scanner:
     def _string(self, node: Node, span: Span) -> PyValue:
         if node.type == "string" and self.lines.ascii:
             # most strings: one quoted literal without prefix or escapes, in an ASCII file
-            literal = _text(node)
+            literal = node_text(node)
             plain = _plain_literal_width(literal)
             if plain is not None:
                 end = node.child(node.child_count - 1)
@@ -577,7 +396,7 @@ class _Scanner:
                 dynamic = True
                 continue
             start = part.child(0)
-            prefix = _text(start).lower() if start is not None else ""
+            prefix = node_text(start).lower() if start is not None else ""
             if "b" in prefix:
                 is_bytes = True
             if "f" in prefix and any(c.type == "interpolation" for c in part.named_children):
@@ -591,7 +410,7 @@ class _Scanner:
                 # unterminated: the content runs to the end of the node
                 content_span = Span(self.lines.position(*start.end_point), self.lines.span(part).end)
             if not dynamic and not is_bytes and end is not None and end.type == "string_end":
-                literal = _text(part)
+                literal = node_text(part)
                 value: object = _plain_literal(literal)
                 if value is None:
                     try:
@@ -621,7 +440,7 @@ class _Scanner:
             value = self._string(node, self.lines.span(node))
             return PurePath(value.text) if value.kind == "str" and value.text else None
         if kind == "identifier":
-            name = _text(node)
+            name = node_text(node)
             if name == "__file__" and self.path is not None:
                 return self.path
             constant = self.constants.get(name)
@@ -634,14 +453,14 @@ class _Scanner:
             operator = node.child_by_field_name("operator")
             left = node.child_by_field_name("left")
             right = node.child_by_field_name("right")
-            if operator is None or left is None or right is None or _text(operator) != "/":
+            if operator is None or left is None or right is None or node_text(operator) != "/":
                 return None
             a, b = self._path(left, depth + 1), self._path(right, depth + 1)
             return a / b if a is not None and b is not None else None
         if kind == "attribute":
             obj = node.child_by_field_name("object")
             attr = node.child_by_field_name("attribute")
-            if obj is None or attr is None or _text(attr) != "parent":
+            if obj is None or attr is None or node_text(attr) != "parent":
                 return None
             base = self._path(obj, depth + 1)
             return base.parent if base is not None else None
@@ -650,7 +469,7 @@ class _Scanner:
             arguments = node.child_by_field_name("arguments")
             if function is None or arguments is None:
                 return None
-            name = _text(function)
+            name = node_text(function)
             args = [child for child in arguments.named_children if child.type != "comment"]
             if name in ("Path", "pathlib.Path", "PurePath", "pathlib.PurePath", "os.path.join"):
                 parts = [self._path(arg, depth + 1) for arg in args]
@@ -666,7 +485,7 @@ class _Scanner:
             if function.type == "attribute" and not args:
                 attr = function.child_by_field_name("attribute")
                 obj = function.child_by_field_name("object")
-                if attr is not None and obj is not None and _text(attr) in ("resolve", "absolute", "expanduser"):
+                if attr is not None and obj is not None and node_text(attr) in ("resolve", "absolute", "expanduser"):
                     return self._path(obj, depth + 1)
         return None
 
@@ -703,32 +522,11 @@ def _framework_of(module: str) -> str | None:
     return None
 
 
-# The bytes the scan in progress on this thread reads: a node's text is sliced from them (a tree
-# parsed from chunks answers node.text by reading through the callback again, 10 µs a node).
-_source = threading.local()
-
-
-@contextmanager
-def reading(data: bytes) -> Iterator[None]:
-    """While a tree parsed from data is scanned on this thread: node texts (_text) come from data.
-    (tssource's scanner reads its nodes the same way.)"""
-    _source.data = data
-    try:
-        yield
-    finally:
-        _source.data = b""
-
-
-def _text(node: Node) -> str:
-    data: bytes = _source.data
-    return data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
-
-
 def _target_name(left: Node | None) -> str | None:
     """The name an assignment binds: `x = ...` gives x, `self.x = ...` gives x."""
     if left is not None and left.type == "identifier":
-        return _text(left)
+        return node_text(left)
     if left is not None and left.type == "attribute":
         attr = left.child_by_field_name("attribute")
-        return _text(attr) if attr is not None else None
+        return node_text(attr) if attr is not None else None
     return None

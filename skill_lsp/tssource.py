@@ -1,10 +1,11 @@
-"""TypeScript / JavaScript text -> the Claude Agent SDK `query()` options and `AgentDefinition`s it writes, with spans.
+"""TypeScript / JavaScript text -> the Claude Agent SDK `query()` options and `AgentDefinition`s it writes, with
+spans (a codecalls.PySource, as the Python scanner's calls).
 
-Static only, like skill_lsp.pysource: parsed with tree-sitter (the TypeScript grammar for `.ts`, `.mts`,
-`.cts`, the TSX grammar — a superset of JavaScript — for the rest), never run. A call counts only when its
-callee resolves through the file's own imports from `@anthropic-ai/claude-agent-sdk`: `import { query }`,
-`import { query as q }`, `import * as sdk` / a default import (`sdk.query`), `require(...)` with or
-without destructuring. Another library's `query(...)` is never touched.
+Static only, like skill_lsp.pysource: parsed with tree-sitter (skill_lsp.treesitter; the TypeScript grammar
+for `.ts`, `.mts`, `.cts`, the TSX grammar — a superset of JavaScript — for the rest), never run. A call
+counts only when its callee resolves through the file's own imports from `@anthropic-ai/claude-agent-sdk`:
+`import { query }`, `import { query as q }`, `import * as sdk` / a default import (`sdk.query`),
+`require(...)` with or without destructuring. Another library's `query(...)` is never touched.
 
 What is read (TypeScript SDK 0.3.333, `sdk.d.ts`): `query({ prompt, options })` with `options.skills:
 string[] | 'all'`, `options.agents: Record<string, AgentDefinition>` (`skills?: string[]`), `plugins`
@@ -23,9 +24,9 @@ from pathlib import PurePath
 import tree_sitter_typescript
 from tree_sitter import Language, Node
 
+from .codecalls import Call, Keyword, PySource, PyValue, ignored_codes
 from .model import Span
-from .pysource import _IGNORE, _LONE_CR, Call, Keyword, PySource, PyValue, _Lines, parse_tree, reading
-from .pysource import _text as _node_text
+from .treesitter import Lines, document_bytes, node_text, parse_tree, reading
 
 SDK_MODULE = "@anthropic-ai/claude-agent-sdk"
 TS_SDK = "claude_agent_sdk_ts"
@@ -49,19 +50,16 @@ def parse_script(text: str, path: PurePath | None = None) -> PySource:
     source = PySource()
     if SDK_MODULE not in text:
         return source  # cannot import the SDK: nothing to find
-    data = text.encode("utf-8", errors="surrogatepass")
-    if b"\r" in data:
-        data = _LONE_CR.sub(b"\n", data)  # as pysource: tree-sitter rows are the document's lines
+    data = document_bytes(text)
     suffix = path.suffix if path is not None else ".ts"
-    # in chunks, each thread with its parser (pysource.parse_tree)
     tree = parse_tree(data, _TS if suffix in (".ts", ".mts", ".cts") else _TSX)
-    with reading(data):  # a node's text is sliced from data (pysource._text)
-        _Scanner(source, _Lines(data), path).scan(tree.root_node)
+    with reading(data):
+        _Scanner(source, Lines(data), path).scan(tree.root_node)
     return source
 
 
 def _text(node: Node | None) -> str:
-    return "" if node is None else _node_text(node)
+    return "" if node is None else node_text(node)
 
 
 def _unwrap(node: Node) -> Node:
@@ -71,7 +69,7 @@ def _unwrap(node: Node) -> Node:
 
 
 class _Scanner:
-    def __init__(self, source: PySource, lines: _Lines, path: PurePath | None = None) -> None:
+    def __init__(self, source: PySource, lines: Lines, path: PurePath | None = None) -> None:
         self.source = source
         self.lines = lines
         self.path = path
@@ -176,11 +174,9 @@ class _Scanner:
                 self.annotations[_text(target)] = _text(annotation).lstrip(":").strip()
 
     def _comment(self, node: Node) -> None:
-        match = _IGNORE.search(_text(node))
-        if match:
-            codes = match.group(1)
-            self.source.ignores[node.start_point[0]] = (
-                {code.strip().upper() for code in codes.split(",") if code.strip()} if codes else set())
+        codes = ignored_codes(_text(node))
+        if codes is not None:
+            self.source.ignores[node.start_point[0]] = codes
 
     def _names(self, text: str, symbol: str) -> bool:
         """Whether a type (or callee) text names the SDK's symbol through this file's imports."""

@@ -13,6 +13,9 @@ SERVER = PACKAGE / "server"
 # the model and how it is built, and check's analyses, pool and caches (issue 28)
 CORE = ["index.py", "workspace.py", "roots.py", "builder.py", "analysis.py", "parallel.py", "cache.py", "forks.py",
         "outcome.py"]
+# what reads a code file: the calls it makes (the model they are read into), tree-sitter, the Python and the
+# TypeScript reader
+READERS = ["codecalls.py", "treesitter.py", "pysource.py", "tssource.py"]
 
 
 def test_the_scheduler_imports_no_pygls_nor_lsprotocol() -> None:
@@ -33,7 +36,7 @@ def test_each_server_module_says_its_purpose_and_is_short() -> None:
 
 
 def test_each_core_module_says_its_purpose_and_is_short() -> None:
-    for name in CORE:
+    for name in CORE + READERS:
         text = (PACKAGE / name).read_text(encoding="utf-8")
         docstring = ast.get_docstring(ast.parse(text))
         assert docstring, f"{name} has no docstring saying its purpose"
@@ -74,3 +77,15 @@ def test_no_user_subclasses_a_core_class() -> None:
                 bases = {base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
                          for base in node.bases}
                 assert not bases & (core_classes - {"SafeUnpickler"}), f"{path.name}: {node.name} subclasses {bases}"
+
+
+def test_the_code_readers_depend_one_way() -> None:
+    """codecalls is what the readers give (no parsing); treesitter parses in the language it is handed (no
+    grammar, no reader); the Python and TypeScript readers use both and not each other."""
+    imports = {name: _imported(ast.parse((PACKAGE / name).read_text(encoding="utf-8"))) for name in READERS}
+    readers = {".pysource", ".tssource", ".treesitter", ".codecalls"}
+    assert not {name for name in imports["codecalls.py"] if name.startswith("tree_sitter")} | (imports["codecalls.py"] & readers)
+    assert not {name for name in imports["treesitter.py"] if name.startswith(("tree_sitter_", ".pysource", ".tssource",
+                                                                               ".codecalls"))}
+    assert {".codecalls", ".treesitter"} <= imports["pysource.py"] and ".tssource" not in imports["pysource.py"]
+    assert {".codecalls", ".treesitter"} <= imports["tssource.py"] and ".pysource" not in imports["tssource.py"]

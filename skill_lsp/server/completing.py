@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agentfile import KNOWN_FIELDS as SUBAGENT_FIELDS
+from ..codecalls import PySource
 from ..index import Model, Owner, Registry
 from ..model import Position, Profile, Span
-from ..pysource import PySource
 from ..runtimes import FieldSpec, Runtime
 from ..skillfile import SkillFile
 from ..textutil import split_lines

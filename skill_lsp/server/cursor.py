@@ -6,9 +6,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..codecalls import Call, PyValue
 from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
 from ..model import Position, Span
-from ..pysource import Call, PyValue
 
 # -- what is under the cursor ---------------------------------------------------------
 

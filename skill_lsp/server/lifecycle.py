@@ -15,7 +15,7 @@ from typing import Any, cast
 from lsprotocol import types
 
 from .. import __version__, forks
-from ..pysource import abandon_parses
+from ..treesitter import abandon_parses
 from .indexing import NearIndex
 from .options import fetch_configuration, parse_options
 from .protocol import SkillProtocol

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import trace
+from ..codecalls import PySource
 from ..codefiles import import_statements, is_code_path, parse_code
 from ..config import Config
 from ..discovery import (
@@ -31,7 +32,6 @@ from ..discovery import (
 from ..index import Model
 from ..model import Finding
 from ..nearest import may_reach
-from ..pysource import PySource
 from ..rules import DirCache, file_findings, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem

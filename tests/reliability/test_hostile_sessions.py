@@ -664,10 +664,11 @@ def test_a_huge_tree_is_indexed_up_to_its_limit(server: RawClient, tmp_path: Pat
 
 def test_an_abandoned_parse_stops_at_its_next_read() -> None:
     """What the exit relies on: after abandon_parses, tree-sitter is stopped at its next read."""
-    script = ("from skill_lsp.pysource import ParseAbandoned, abandon_parses, parse_tree\n"
-              "parse_tree(b'x = 1\\n')\n"
+    script = ("from skill_lsp.pysource import _LANGUAGE\n"
+              "from skill_lsp.treesitter import ParseAbandoned, abandon_parses, parse_tree\n"
+              "parse_tree(b'x = 1\\n', _LANGUAGE)\n"
               "abandon_parses()\n"
-              "try:\n    parse_tree(b'x = 1\\n')\nexcept ParseAbandoned:\n    print('abandoned')\n")
+              "try:\n    parse_tree(b'x = 1\\n', _LANGUAGE)\nexcept ParseAbandoned:\n    print('abandoned')\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
     assert result.stdout.strip() == "abandoned", result.stderr
 

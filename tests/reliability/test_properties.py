@@ -18,10 +18,11 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 from tree_sitter import QueryCursor
 
-from skill_lsp import bodyscan, pysource
+from skill_lsp import bodyscan, pysource, treesitter
+from skill_lsp.codecalls import PyValue
 from skill_lsp.config import Config
 from skill_lsp.model import Finding, Position, Span
-from skill_lsp.pysource import PyValue, parse_python
+from skill_lsp.pysource import parse_python
 from skill_lsp.rules import run_rules
 from skill_lsp.server.convert import Lines
 from skill_lsp.server.protocol import LineIndex, line_starts
@@ -147,7 +148,7 @@ def test_a_large_file_is_queried_by_subtrees_with_the_same_captures(text: str) -
     """Over _QUERY_RANGE bytes the query runs on subtrees (the GIL goes between them): with a tiny
     range every example takes that path, and finds exactly what one query over the tree finds."""
     data = text.encode("utf-8", errors="surrogatepass")
-    tree = pysource.parse_tree(data)
+    tree = treesitter.parse_tree(data, pysource._LANGUAGE)
     whole = {name: sorted((node.start_byte, node.end_byte) for node in nodes)
              for name, nodes in QueryCursor(pysource._QUERY).captures(tree.root_node).items() if nodes}
     saved = pysource._QUERY_RANGE
