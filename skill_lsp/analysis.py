@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePath
 
+from .codecalls import PySource
 from .codefiles import parse_code
 from .config import Config
 from .index import RawSpan, SkillEntry, SkillFacts, SkillJob
 from .model import Finding
-from .pysource import PySource
 from .rules.report import Reporter
 from .rules.skills import check_skill
 from .skillfile import parse_skill

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from .codecalls import Call, PySource, PyValue
 from .discovery import within
 from .index import (
     AgentEntry,
@@ -31,7 +32,6 @@ from .index import (
     listing_order,
 )
 from .model import Profile, Span
-from .pysource import Call, PySource, PyValue
 from .roots import ORIGIN_RANK, Places
 from .trace import phase
 

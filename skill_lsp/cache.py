@@ -23,12 +23,12 @@ from pathlib import Path
 
 from . import forks, parallel
 from .analysis import Analysis, Context, Deps, Job, Stamp, analysis_context, deps_hold, file_stamp, parse_python_file
+from .codecalls import PySource
 from .discovery import Listing
 from .index import Model, PythonEntry, RawSpan, SkillEntry, SkillFacts, SkillJob
 from .model import Finding
 from .outcome import Outcome, SafeUnpickler, folders_key, header, is_recent, save, save_outcome
 from .parallel import Analyser
-from .pysource import PySource
 from .roots import speculative_jobs
 from .trace import phase
 from .workspace import Workspace

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from .codecalls import Call, PySource, PyValue
 from .config import Config, LoadedConfig, merge
 from .discovery import (
     split_skill_text,
@@ -20,7 +21,6 @@ from .discovery import (
 )
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
-from .pysource import Call, PySource, PyValue
 from .runtimes import Runtime, discovering
 from .skillfile import SkillFile
 

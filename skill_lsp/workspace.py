@@ -14,6 +14,7 @@ from pathlib import Path, PurePath
 from typing import Protocol
 
 from .builder import Builder, build
+from .codecalls import PySource
 from .codefiles import is_code_path, parse_code
 from .config import Config, load_pyproject, user_agents_dir, user_skills_dir, walk_exclude
 from .discovery import (
@@ -27,7 +28,6 @@ from .discovery import (
 )
 from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob
 from .model import Finding
-from .pysource import PySource
 from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase
