@@ -11,6 +11,7 @@ from ..config import Config
 from ..discovery import CONVENTIONAL_ROOTS
 from ..index import Model, SkillEntry
 from ..model import Related, Severity
+from ..textutil import FileTooLarge, read_text
 from .report import Reporter
 
 
@@ -86,8 +87,8 @@ def is_template(skill: SkillEntry) -> bool:
 def _lists_its_skills(plugin_dir: Path) -> bool:
     """Whether a plugin's plugin.json has a `skills` entry (a path or a list): it says which skills it ships."""
     try:
-        data = json.loads((plugin_dir / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_text(plugin_dir / ".claude-plugin" / "plugin.json", 1024 * 1024))
+    except (OSError, ValueError, FileTooLarge):
         return False
     return isinstance(data, dict) and isinstance(data.get("skills"), (str, list))
 
