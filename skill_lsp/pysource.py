@@ -15,11 +15,7 @@ from pathlib import PurePath
 import tree_sitter_python
 from tree_sitter import Language, Node, Query, QueryCursor
 
-# (Call, PySource and PyValue as X: still imported from here by modules of the core, for one commit)
-from .codecalls import Call as Call
-from .codecalls import CallKind, Keyword, ignored_codes
-from .codecalls import PySource as PySource
-from .codecalls import PyValue as PyValue
+from .codecalls import Call, CallKind, Keyword, PySource, PyValue, ignored_codes
 from .model import Position, Span
 from .textutil import covered_by, encoding_problem
 from .treesitter import Lines, document_bytes, node_text, parse_tree, reading, stop_if_abandoned
