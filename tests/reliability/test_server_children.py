@@ -287,6 +287,9 @@ def test_changed_since_names_what_changed_after_the_index_began(workspace: Path)
 
 
 @needs_children
+@pytest.mark.xfail(strict=True, reason="since the standard process pool (2a4f99e) the server's analysis children are "
+                   "reaped by multiprocessing, not by the os.waitpid this test records: the test must observe the "
+                   "kill another way (open bug, closing note of this stop)")
 def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that dies after a few analyses (the pool is then broken): the parent analyses what it
     took and never sent, and every chunk no worker finished."""
