@@ -105,10 +105,10 @@ async def client(request: pytest.FixtureRequest, workspace: Path,
 
 class SharedServer:
     """One server for the tests of a module that use `client` (or a module's own fixtures, see kept,
-    workspace_for and client_for), in a copy of the module's project. After each test the documents it opened are closed
-    and the project on disk is put back (the server told of what changed), and the next test begins once the
-    published diagnostics are those of the first index again; what the client recorded (messages, logs,
-    diagnostics) is what it was after the first index."""
+    workspace_for and client_for), in a copy of the module's project. After each test the documents it opened
+    are closed and the project on disk is put back (the server told of what changed), and the next test begins
+    once the published diagnostics are those of the first index again; what the client recorded (messages,
+    logs, diagnostics) is what it was after the first index."""
 
     SETTLE_ATTEMPTS = 60  # seconds, about, for the diagnostics to be those of the first index again
 
