@@ -129,7 +129,7 @@ def _fence_change(line: str, in_fence: str | None) -> tuple[bool, str | None]:
     return False, in_fence
 
 
-def _unfenced_lines(skill: SkillFile) -> list[tuple[int, str]]:
+def unfenced_lines(skill: SkillFile) -> list[tuple[int, str]]:
     """The body's lines outside fenced code blocks (the fence lines themselves excluded); a list,
     not a generator: this runs on every line of most bodies."""
     unfenced: list[tuple[int, str]] = []
@@ -164,7 +164,7 @@ def scan_body(skill: SkillFile) -> None:
     tree: TreeReader | None = None  # the directory tree the current code block may draw
     # the current table's columns headed as examples (None: the line before was no table's)
     table: frozenset[int] | None = None
-    for number in range(skill.body_start, len(lines)):  # _unfenced_lines, inlined: this runs on every line
+    for number in range(skill.body_start, len(lines)):  # unfenced_lines, inlined: this runs on every line
         line = lines[number]
         if "`" in line or "~" in line:
             changed, in_fence = _fence_change(line, in_fence)
@@ -297,7 +297,7 @@ def scan_placeholders(skill: SkillFile) -> None:
                 continue
         if "$" not in line:
             continue
-        code = _code_spans(line) if in_fence is None and "`" in line else []
+        code = code_spans(line) if in_fence is None and "`" in line else []
         for match in _POSITIONAL.finditer(line):
             if len(skill.placeholders) >= MAX_BODY_ITEMS:
                 return
@@ -352,7 +352,7 @@ def scan_headings(skill: SkillFile) -> list[Heading]:
 
 def _scan_headings_by_line(skill: SkillFile) -> list[Heading]:
     headings: list[Heading] = []
-    for number, line in _unfenced_lines(skill):
+    for number, line in unfenced_lines(skill):
         if "#" in line:
             heading = _HEADING.match(line)
             if heading:
@@ -374,7 +374,7 @@ def _references_full(skill: SkillFile) -> bool:
     return len(skill.references) >= MAX_BODY_ITEMS or len(skill.machine_paths) >= MAX_BODY_ITEMS
 
 
-def _code_spans(line: str) -> list[tuple[int, int]]:
+def code_spans(line: str) -> list[tuple[int, int]]:
     """The inline code spans of a line (backtick strings of equal length pair up, as CommonMark
     pairs them), each from its opening backticks to the end of its closing ones; linear in the line."""
     runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(line)]
@@ -397,7 +397,7 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
 
 
 def _code_span_holding(code: list[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
-    """The inline code span (of _code_spans') that holds the text from start to end, or None."""
+    """The inline code span (of code_spans') that holds the text from start to end, or None."""
     return next(((open_, close) for open_, close in code if open_ <= start and end <= close), None)
 
 
@@ -407,7 +407,7 @@ def _scan_line_references(skill: SkillFile, number: int, line: str, example_list
     of a list introduced as examples; table: the columns of the line's table headed as examples."""
     # each pattern runs only on a line holding what it cannot match without (a substring test costs
     # a fraction of a pattern's scan)
-    code = _code_spans(line) if "`" in line else []
+    code = code_spans(line) if "`" in line else []
     in_code = covered_by(code) if code else None
     taken: list[tuple[int, int]] = []
     if "{" in line:

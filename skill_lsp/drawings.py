@@ -82,7 +82,3 @@ def column_at(line: str, at: int) -> int:
     before = line.count("|", 0, at)
     return before - 1 if line.lstrip().startswith("|") else before
 
-
-def is_separator(line: str) -> bool:
-    """Whether a table line is the row under its header (`|---|:--:|`)."""
-    return bool(line.strip()) and set(line.strip()) <= set("|-: ")

@@ -12,10 +12,11 @@ sees (CVE-2021-42574, "Trojan Source")."""
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 
-from ..bodyscan import FENCE
+from ..bodyscan import code_spans, unfenced_lines
 from ..index import SkillEntry
 from ..model import Fix, Severity, Span, TextEdit
 from .report import Reporter
@@ -125,23 +126,8 @@ def _shorten(text: str, limit: int = 60) -> str:
 
 def _check_comments(skill: SkillEntry, reporter: Reporter) -> None:
     """HTML comments in the body outside code blocks and inline code that read as instructions to the agent."""
-    file = skill.file
-    lines = file.lines
-    in_fence: str | None = None
-    visible: list[tuple[int, str]] = []  # (line, the line with inline code blanked) outside fences
-    for number in range(file.body_start, len(lines)):
-        line = lines[number]
-        fence = FENCE.match(line)
-        if fence:
-            marker = fence.group(1)
-            if in_fence is None:
-                in_fence = marker
-                continue
-            if marker[0] == in_fence[0] and len(marker) >= len(in_fence) and not line.strip()[len(marker):].strip():
-                in_fence = None
-                continue
-        if in_fence is None:
-            visible.append((number, re.sub(r"`+[^`]*`+", lambda m: " " * len(m.group(0)), line) if "`" in line else line))
+    # (line, the line with its inline code blanked) outside fenced blocks: what a preview renders as text
+    visible = [(number, _blank_code(line) if "`" in line else line) for number, line in unfenced_lines(skill.file)]
     if not any("<!--" in line for _, line in visible):
         return
     text = "\n".join(line for _, line in visible)
@@ -164,13 +150,13 @@ def _check_comments(skill: SkillEntry, reporter: Reporter) -> None:
         )
 
 
+def _blank_code(line: str) -> str:
+    """The line with its inline code spans turned to spaces (columns kept)."""
+    for start, end in code_spans(line):
+        line = line[:start] + " " * (end - start) + line[end:]
+    return line
+
+
 def _locate(starts: list[int], offset: int) -> int:
-    """The index of the visible line holding offset in the joined text."""
-    low, high = 0, len(starts) - 2
-    while low < high:
-        middle = (low + high + 1) // 2
-        if starts[middle] <= offset:
-            low = middle
-        else:
-            high = middle - 1
-    return low
+    """The index of the visible line holding offset in the joined text (starts: each line's offset)."""
+    return bisect.bisect_right(starts, offset) - 1
