@@ -167,9 +167,8 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
     # (kind, target) -> (its path when it is missing, the closest existing files): a body may repeat a target
     missing: dict[tuple[str, str], tuple[Path | None, list[str]]] = {}
     directory = skill.directory_text  # strings: most references exist, and a Path costs more than the test
-    drawn = _drawn_elsewhere(file, skill.dir_name)
-    # a path the text gives as an example somewhere is one wherever it repeats ("✓ Good: `reference/guide.md`")
-    examples = {r.target.removeprefix("./") for r in file.references if r.kind == "loose"}
+    # what the text says is not the skill's, found at the first missing path (most bodies have none)
+    elsewhere: set[str] | None = None
     for reference in file.references:
         if reference.kind == "loose":
             continue
@@ -180,9 +179,6 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
         if not target or target in (".", "./") or target in file.made:
             continue
-        relative = target.removeprefix("./")
-        if relative in drawn or relative in examples:
-            continue  # a file of a directory the text draws (an output, an example skill) or an example
         known = missing.get((reference.kind, target))
         if known is None:
             resolved_text = joined(directory, target)
@@ -195,6 +191,14 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
                 known = missing[(reference.kind, target)] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
         resolved_or_none, near = known
         if resolved_or_none is None:
+            continue
+        relative = target.removeprefix("./")
+        if elsewhere is None:
+            # a file of a directory the text draws (an output, an example skill), and a path the text gives as an
+            # example somewhere, which is one wherever it repeats ("✓ Good: `reference/guide.md`")
+            elsewhere = _drawn_elsewhere(file, skill.dir_name) | {
+                r.target.removeprefix("./") for r in file.references if r.kind == "loose"}
+        if relative in elsewhere:
             continue
         resolved = resolved_or_none
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
