@@ -37,6 +37,9 @@ class Root:
     # a plugin that is one skill (its SKILL.md at the plugin's top, `"skills": ["./"]`): Claude Code names
     # the skill by its frontmatter name (CHANGELOG 2.1.94), not by its directory
     whole: bool = False
+    # a plugin's skills/ whose plugin.json says which skills the plugin ships (`"skills": [...]`): a group below it
+    # that the list leaves out is left out on purpose (SK302)
+    listed: bool = False
 
     def describe(self) -> str:
         return f"{self.path} ({self.origin})"

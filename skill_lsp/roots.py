@@ -407,7 +407,8 @@ class Places:
                 # 2.1.332 loads it as the plugin's one skill (`claude plugin validate` lists <plugin>:<name>)
                 paths = [(own, "./")]
             if self.exists(default):
-                self.add_root(Root(default, Profile.CLAUDE, "plugin", own + ":"))
+                self.add_root(Root(default, Profile.CLAUDE, "plugin", own + ":",
+                                   listed=isinstance(manifest.get("skills"), (str, list))))
             for name, written in paths:
                 prefix = name + ":"
                 target = Path(os.path.normpath(plugin_dir / written))

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 from ..catalogue import BY_CODE
 from ..config import Config
 from ..discovery import CONVENTIONAL_ROOTS
 from ..index import Model, SkillEntry
 from ..model import Related, Severity
-from ..textutil import FileTooLarge, read_text
 from .report import Reporter
 
 
@@ -84,15 +81,6 @@ def is_template(skill: SkillEntry) -> bool:
     return description is not None and _PLACEHOLDER_TEXT.search(description) is not None
 
 
-def _lists_its_skills(plugin_dir: Path) -> bool:
-    """Whether a plugin's plugin.json has a `skills` entry (a path or a list): it says which skills it ships."""
-    try:
-        data = json.loads(read_text(plugin_dir / ".claude-plugin" / "plugin.json", 1024 * 1024))
-    except (OSError, ValueError, FileTooLarge):
-        return False
-    return isinstance(data, dict) and isinstance(data.get("skills"), (str, list))
-
-
 def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) -> None:
     if is_template(skill):
         return  # a template is copied into a root, never loaded where it is
@@ -103,7 +91,7 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
         root = model.roots.get(ancestor)
         # a conventional root counts even when no skill sits directly in it yet
         conventional = ancestor.name == "skills" and ancestor.parent.name in CONVENTIONAL_ROOTS
-        if root is not None and root.origin == "plugin" and _lists_its_skills(root.path.parent):
+        if root is not None and root.origin == "plugin" and root.listed:
             # mattpocock/skills: plugin.json names the 22 skills the plugin ships; deprecated/ and personal/ are
             # installed one by one. Claude Code does not load them, as the author chose: nothing to move
             hint = ("; the plugin names the skills it ships in its plugin.json and this is not one of them, so Claude "
