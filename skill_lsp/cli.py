@@ -499,13 +499,27 @@ skill-lsp is a language server: it talks LSP on stdin/stdout with an editor, and
 Press Ctrl-C to stop."""
 
 
+def _option_meant(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """"; did you mean --format?" for the first unknown option close to one of the command's own."""
+    import difflib
+
+    known = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    for token in unknown:
+        if token.startswith("--"):
+            near = difflib.get_close_matches(token.partition("=")[0], known, n=1, cutoff=0.6)
+            if near:
+                return f"; did you mean {near[0]}?"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         # a subcommand's own options are the likely intent (`check --frmat json`): its usage and
         # error, as argparse gives them for its invalid choices, not the top level's (exit 2)
-        getattr(args, "parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
+        chosen = getattr(args, "parser", parser)
+        chosen.error(f"unrecognized arguments: {' '.join(unknown)}{_option_meant(chosen, unknown)}")
     if args.command is None:
         if _stdin_is_terminal():
             # no client is there to shut the server down: the first Ctrl-C ends it, quietly (pygls

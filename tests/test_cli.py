@@ -224,20 +224,22 @@ def test_unknown_option_through_a_real_subprocess(project):
 
 
 @pytest.mark.parametrize(
-    ("args", "usage"),
+    ("args", "usage", "meant"),
     [
-        (("check", "--frmat", "json", "."), "usage: skill-lsp check "),
-        (("rules", "--frmat", "json"), "usage: skill-lsp rules "),
-        (("disclosure", "--nope", "agent.py"), "usage: skill-lsp disclosure "),
+        (("check", "--frmat", "json", "."), "usage: skill-lsp check ", "; did you mean --format?"),
+        (("check", "--formt=json", "."), "usage: skill-lsp check ", "; did you mean --format?"),
+        (("check", "--user-skill-dir", "x"), "usage: skill-lsp check ", "; did you mean --user-skills-dir?"),
+        (("rules", "--frmat", "json"), "usage: skill-lsp rules ", "; did you mean --format?"),
+        (("disclosure", "--nope", "agent.py"), "usage: skill-lsp disclosure ", ""),
     ],
 )
-def test_an_unknown_option_of_a_command_gives_that_commands_usage(project, args, usage):
+def test_an_unknown_option_of_a_command_gives_that_commands_usage(project, args, usage, meant):
     project.write(CLEAN)
     result = run_cli(*args, cwd=project.root)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.startswith(usage), result.stderr
-    assert f"skill-lsp {args[0]}: error: unrecognized arguments: {args[1]}\n" in result.stderr
+    assert result.stderr.endswith(f"skill-lsp {args[0]}: error: unrecognized arguments: {args[1]}{meant}\n"), result.stderr
 
 
 def test_python_dash_m_and_version(project):
