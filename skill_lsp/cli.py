@@ -6,7 +6,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import signal
 import sys
 from collections.abc import Callable
@@ -193,7 +192,7 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
         findings = []
         for path, items in outcome.results.items():
             if selected(path, only):
-                findings += items if folder == cwd else [_rebased(finding, folder, cwd) for finding in items]
+                findings += [_rebased(finding, cwd) for finding in items]
         checked.by_workspace.append((folder, only, findings))
         for path, reason in outcome.unreadable.items():
             if selected(path, only):
@@ -201,25 +200,11 @@ def _collect(workspaces: list[tuple[Path, set[Path] | None]], settings: Config, 
     return checked
 
 
-def _rebased(finding: Finding, folder: Path, cwd: Path) -> Finding:
-    """The finding with the paths of its message (Finding.data["paths"]) relative to the current directory,
-    the base of the path:line:col in front of it; a rule writes them relative to the workspace folder, as
-    an editor shows paths."""
-    paths = finding.data.get("paths")
-    if not isinstance(paths, list) or not paths:
-        return finding
-    message = finding.message
-    for raw in paths:
-        path = Path(str(raw))
-        try:
-            before = str(path.relative_to(folder))
-        except ValueError:
-            continue
-        after = display_path(path, cwd)
-        # the path as the rules write it: quoted ('skills') or an item of a list of roots ("roots: a, b)"),
-        # never a word of the prose ("finds no skills there") nor the end of a longer path
-        message = re.sub(rf"(?<=[\s'(]){re.escape(before)}(?=['),;])", after.replace("\\", "\\\\"), message)
-    return replace(finding, message=message)
+def _rebased(finding: Finding, cwd: Path) -> Finding:
+    """The finding with the paths of its message relative to the current directory, the base of the
+    path:line:col in front of it."""
+    message = finding.shown_message(cwd)
+    return finding if message is finding.message else replace(finding, message=message)
 
 
 def _analyse(folders: list[Path], settings: Config, location: Path | None, progress: Progress | None = None,

@@ -8,6 +8,7 @@ codec).
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -115,3 +116,26 @@ class Finding:
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (str(self.path), self.span.start.line, self.span.start.column, self.code, self.message)
+
+    def shown_message(self, base: Path) -> str:
+        """The message with each path it names (data["paths"]: the rules write them absolute) relative to base:
+        the current directory on the command line, as the path:line:col in front of it; the workspace folder
+        in an editor, as its explorer shows paths. base itself is its name ("resolved against proj/")."""
+        paths = self.data.get("paths")
+        if not isinstance(paths, list) or not paths:
+            return self.message
+        message = self.message
+        # the longest first: a root's path is the start of its skills' paths
+        for raw in sorted({str(path) for path in paths}, key=len, reverse=True):
+            message = re.sub(rf"{re.escape(raw)}(?![\w.-])", relative_text(Path(raw), base).replace("\\", "\\\\"), message)
+        return message
+
+
+def relative_text(path: Path, base: Path) -> str:
+    """path relative to base, in forward slashes; base itself by its name; absolute outside base."""
+    if path == base:
+        return base.name or str(base)
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return str(path)

@@ -30,7 +30,7 @@ def test_only_true_missing_files_and_machine_paths_are_reported(project):
 def test_a_skill_dir_path_is_reported_on_the_path_after_the_variable(project):
     finding = next(f for f in _findings(project) if f["code"] == "SK202" and f["line"] == 10)
     assert where(finding)[1:] == (91, 10, 106)  # 'jobs/publish.md', not '${CLAUDE_SKILL_DIR}/'
-    assert "'jobs/publish.md' does not exist in the skill directory writer/; did you mean 'jobs/scan.md'?" in finding["message"]
+    assert "'jobs/publish.md' does not exist in the skill directory; did you mean 'jobs/scan.md'?" in finding["message"]
 
 
 def test_a_missing_link_out_of_the_skill_directory_is_not_found_rather_than_missing_from_it(project):

@@ -148,3 +148,58 @@ def test_paths_in_messages_have_the_base_of_the_line(project: Project) -> None:
     assert "proj/agent.py:4:38: AD103 [error] the skill root 'proj/skills' does not exist (resolved against proj/ and " \
         "the workspace); the Deck finds no skills there" in above
     assert "proj/shop.py:3:32: CL103 [warning] no discovered skill is named 'refund' (searched proj/.claude/skills);" in above
+
+
+# Every path a message names, whatever rule writes it: another file's Deck, a mislabelled skill's directory, the
+# other copy of a duplicate, the root a skill is nested below, where a reference out of the skill leads.
+PATHS_IN_MESSAGES = {
+    "pkg/__init__.py": "",
+    "pkg/booking.py": 'from agentdeck import Agent\n\nbooking = Agent(name="B", skills=["quote-fare", "quote-fair", '
+                      '"confirm-booking"])\n',
+    "pkg/deck.py": 'from agentdeck import Deck\nfrom .booking import booking\n\ndeck = Deck(agents=[booking], '
+                   'skills=["./skills", "./more"])\n',
+    "pkg/skills/quote-fare/SKILL.md": skill_md("quote-fare"),
+    "pkg/more/quote-fare/SKILL.md": skill_md("quote-fare"),
+    "pkg/skills/confirm-booking/SKILL.md": skill_md("confirm_booking"),
+    ".claude/skills/group/inner/SKILL.md": skill_md("inner"),
+    ".claude/skills/writer/SKILL.md": skill_md("writer", body="Read [the guide](../../shared/guide.md).\n"),
+}
+
+
+def _messages(out: str) -> dict[tuple[str, str], str]:
+    """(path, code) -> message of each finding line (the first of a path and code)."""
+    found: dict[tuple[str, str], str] = {}
+    for line in out.splitlines():
+        head, _, message = line.partition("] ")
+        parts = head.split(":")
+        if len(parts) >= 4:
+            found.setdefault((parts[0], parts[3].split()[0]), message)
+    return found
+
+
+def test_every_path_in_a_message_has_the_base_of_its_line(project: Project) -> None:
+    """Run inside the project and from above it, each path inside a message is relative to the current directory,
+    as the path:line:col in front of it."""
+    project.write(PATHS_IN_MESSAGES)
+    for cwd, base in ((project.root, ""), (project.root.parent, "proj/")):
+        out = project.run("check", *(["proj"] if base else []), cwd=cwd).out
+        messages = _messages(out)
+        assert (f"no skill of the Deck at {base}pkg/deck.py:4 has that name (roots: {base}pkg/skills, {base}pkg/more)"
+                in messages[(f"{base}pkg/booking.py", "AD101")]), out
+        assert any(f"the skill in {base}pkg/skills/confirm-booking/ is named 'confirm_booking'" in line
+                   for line in out.splitlines() if line.startswith(f"{base}pkg/booking.py:3:")), out
+        assert f"also defined at {base}pkg/more/quote-fare/SKILL.md;" in messages[(f"{base}pkg/skills/quote-fare/SKILL.md", "SK301")]
+        assert (f"nested below the root {base}.claude/skills/ — roots are scanned direct-child only, so move it to "
+                f"{base}.claude/skills/inner/SKILL.md" in messages[(f"{base}.claude/skills/group/inner/SKILL.md", "SK302")])
+        assert (f"from the skill directory it leads to {base}.claude/shared/guide.md, which does not exist"
+                in messages[(f"{base}.claude/skills/writer/SKILL.md", "SK202")])
+        assert str(project.root) not in out
+
+
+def test_a_deck_in_the_same_file_is_named_by_its_line(project: Project) -> None:
+    project.write({".agentdeck/skills/parse-request/SKILL.md": skill_md("parse-request"),
+                   "app/agent.py": 'from agentdeck import Agent, Deck\n\nbooking = Agent(name="B", skills=["parse-reqest"])\n'
+                                   'deck = Deck(agents=[booking], skills="../.agentdeck/skills")\n'})
+    out = project.run("check", "--quiet", cwd=project.root / "app").out
+    assert out.startswith("agent.py:3:35: AD101 [error] unknown skill 'parse-reqest': no skill of the Deck at line 4 has that "
+                          f"name (roots: {project.root / '.agentdeck/skills'})"), out  # outside the current directory

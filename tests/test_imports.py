@@ -127,7 +127,8 @@ deck = Deck(agents=[booking], skills="./skills")
     finding = one(findings, "AD101")
     assert finding["path"] == "pkg/booking.py"
     assert where(finding) == span_of(booking, '"parse-request"')
-    assert f"Deck at deck.py:{span_of(deck, 'Deck(agents')[0]}" in finding["message"]
+    # the Deck's path relative to the current directory, as the finding's own
+    assert f"Deck at pkg/deck.py:{span_of(deck, 'Deck(agents')[0]} has" in finding["message"]
 
 
 def test_same_variable_name_in_another_module_is_not_a_member(check_project):
@@ -198,7 +199,7 @@ large = Deck(agents=[booking], skills=["./small", "./large"])
         "app/small/quote-fare/SKILL.md": skill_md("quote-fare"),
     })
     finding = one(findings, "AD101")
-    assert f"decks.py:{span_of(source, 'small = Deck')[0]}" in finding["message"]  # the Deck that lacks it
+    assert f"the Deck at line {span_of(source, 'small = Deck')[0]} has" in finding["message"]  # the Deck that lacks it
 
 
 # -- a file's imports, parsed alone (completion in a file of megabytes) ----------------------------

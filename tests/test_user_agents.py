@@ -44,7 +44,7 @@ def test_a_user_subagent_is_checked_against_the_users_skills_on_its_line(home: P
     assert status == 0, err  # CL103 is a warning
     lines = out.splitlines()
     assert lines[0].startswith(".claude/agents/reviewer.md:4:10: CL103 [warning] no discovered skill is named 'code-reveiw' "
-                               f"(searched the user's skills, {home / '.claude/skills'})")
+                               "(searched the user's skills, .claude/skills)")
     assert lines[0].endswith("did you mean 'code-review'?")
     # a project's skill is not the user's; a plugin's skill (tools:lint) is not reported: plugins are not read
     assert lines[1].startswith(".claude/agents/reviewer.md:4:23: CL103 [warning] no discovered skill is named 'project-only'")
@@ -67,7 +67,7 @@ def test_the_whole_directory_and_its_subdirectories(home: Path) -> None:
 def test_a_configured_directory_by_flag_and_by_environment(home: Path) -> None:
     _, out, _ = check(home, "my-agents/helper.md", "--user-agents-dir", "my-agents", "-q")
     assert out.splitlines() == ["my-agents/helper.md:4:10: CL103 [warning] no discovered skill is named 'code-reviw' "
-                                f"(searched the user's skills, {home / '.claude/skills'}); Claude Code does not preload it "
+                                "(searched the user's skills, .claude/skills); Claude Code does not preload it "
                                 "into the subagent 'helper' in a project without a skill of that name; did you mean "
                                 "'code-review'?"]
     _, again, _ = check(home, "my-agents/helper.md", "-q", SKILL_LSP_USER_AGENTS_DIR=str(home / "my-agents"))

@@ -204,13 +204,13 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         fixes = [Fix(f"Change to '{near[0]}'", edits=(TextEdit(path, reference.span, near[0]),), preferred=True)] if near else []
         inside = resolved != skill.directory and within(resolved, skill.directory)
         if inside:
-            # (no fix creates the file: an empty one would only silence the finding)
-            message = f"'{target}' does not exist in the skill directory {skill.dir_name}/{did_you_mean(near)}"
+            # (no fix creates the file: an empty one would only silence the finding). The skill directory is the
+            # one of the file the finding is on: its path in front of the message names it
+            message = f"'{target}' does not exist in the skill directory{did_you_mean(near)}"
         else:
             fixes = []  # the skill's own files are no suggestion for a path out of it
-            base = skill.directory.parent.parent
-            shown = os.path.join(base.name, os.path.relpath(resolved, base)) if within(resolved, base) else str(resolved)
-            message = f"'{target}' is not found: from the skill directory it leads to {shown}, which does not exist"
+            # absolute here: the shells show it relative to their base (Finding.shown_message)
+            message = f"'{target}' is not found: from the skill directory it leads to {resolved}, which does not exist"
         severity = None
         if _uncertain(reference.kind, directory, target, dir_cache):
             # a path whose folder the skill does not have (`python scripts/deploy.py`,
@@ -227,8 +227,8 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
             # document the skill has the agent fill in, written out in its own text
             severity = Severity.INFORMATION
             message += " (the text is a document to fill in, with headings such as '[Name]': if the link is the document's, ignore this)"
-        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes, data={"closest": near},
-                        severity=severity)
+        reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes,
+                        data={"closest": near} if inside else {"closest": near, "paths": [str(resolved)]}, severity=severity)
     if file.placeholders and claude_code_loads(skill):
         takes = takes_arguments(skill)  # once: it looks through the whole text
         for placeholder in file.placeholders:

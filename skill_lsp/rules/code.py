@@ -11,7 +11,7 @@ from pathlib import Path
 from ..codecalls import PySource, PyValue
 from ..discovery import within
 from ..index import AgentEntry, DeckEntry, DefinitionEntry, Model, OptionsEntry, Registry, Root, SkillEntry
-from ..model import CreateFile, Fix, Position, Related, Span, TextEdit
+from ..model import CreateFile, Fix, Position, Related, Span, TextEdit, relative_text
 from ..tssource import TS_SDK
 from .report import Reporter, did_you_mean
 
@@ -37,12 +37,10 @@ class _RegistryFacts:
     """What every unknown name checked against one registry needs: computed once per call, not per name
     (a skills list can hold 20,000 names)."""
 
-    roots: str  # the existing roots, relative to the folder
+    roots: str  # the existing roots, absolute: each shell shows them relative to its base (Finding.shown_message)
     creatable: Root | None  # where "create the skill" may write: never outside the workspace
     creatable_label: str  # that root as the user knows it, relative to the folder: .claude/skills
-    # the roots' paths in the message (Finding.data["paths"]): the command line shows them relative to
-    # the directory it runs in, as it shows the file (the message has them relative to the folder)
-    root_paths: list[str]
+    root_paths: list[str]  # the roots' paths in the message (Finding.data["paths"])
 
 
 def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _RegistryFacts]) -> _RegistryFacts:
@@ -53,8 +51,8 @@ def _facts(model: Model, registry: Registry, folder: Path, cache: dict[int, _Reg
                           if root.prefix == "" and any(within(root.path, f) for f in model.folders)), None)
         shown = [root.path for root in registry.roots if root.path.is_dir()]
         facts = _RegistryFacts(
-            ", ".join(str(_rel(path, folder)) for path in shown), creatable,
-            _rel(creatable.path, folder).as_posix() if creatable is not None else "", [str(path) for path in shown],
+            ", ".join(str(path) for path in shown), creatable,
+            relative_text(creatable.path, folder) if creatable is not None else "", [str(path) for path in shown],
         )
         cache[id(registry)] = facts
     return facts
@@ -140,39 +138,42 @@ def check_agent(model: Model, agent: AgentEntry, reporter: Reporter) -> None:
                 assert deck is not None
                 reporter.report(
                     "AD102", path, item.span,
-                    f"'{name}' cannot be resolved: the Deck at {deck.path.name}:{deck.call.span.start.line + 1} has no "
+                    f"'{name}' cannot be resolved: the Deck at {_at(deck, path)} has no "
                     "skills=, so its registry is empty and build() fails; give the Deck skills=\"./skills\" or use "
                     "Deck.from_project()",
                     related=[Related(deck.path, deck.call.callee_span, "the Deck without skills=")],
+                    data={"paths": [str(deck.path)]},
                 )
                 continue
             if registry.lookup(name) is not None or not registry.complete:
                 continue
             facts = _facts(model, registry, agent.folder, cache)
-            where = f"the Deck at {deck.path.name}:{deck.call.span.start.line + 1}" if deck else "any AgentDeck root of the project"
+            where = f"the Deck at {_at(deck, path)}" if deck else "any AgentDeck root of the project"
             mislabelled = _in_directory(model, registry, name)
             if mislabelled is not None:
                 near = [mislabelled.key]
-                detail = (f"the skill in {name}/ is named '{mislabelled.key}' in its frontmatter, and the registry is keyed "
+                detail = (f"the skill in {mislabelled.directory}/ is named '{mislabelled.key}' in its frontmatter, and the registry is keyed "
                           "by that name; fix the name in its SKILL.md (SK108)")
+                named = [str(mislabelled.directory)]
             else:
                 near = suggest(registry, name)
                 roots = facts.roots or "none exist"
                 detail = f"no skill of {where} has that name (roots: {roots}){did_you_mean(near)}"
+                named = facts.root_paths + ([str(deck.path)] if deck else [])
             reporter.report(
                 "AD101", path, item.span,
                 f"unknown skill '{name}': {detail}",
                 fixes=(_replace_fixes(path, value.items, index, near, listed) + _create_fix(facts, name)) if mislabelled is None else [],
-                data={"closest": near, "name": name, "paths": facts.root_paths},
+                data={"closest": near, "name": name, "paths": named},
             )
             break
 
 
-def _rel(path: Path, folder: Path) -> Path:
-    try:
-        return path.relative_to(folder)
-    except ValueError:
-        return path
+def _at(deck: DeckEntry, path: Path) -> str:
+    """Where a Deck is written, for a finding in path: its line in the same file, else path:line (the path
+    absolute in the message, shown relative by the shells)."""
+    line = deck.call.span.start.line + 1
+    return f"line {line}" if deck.path == path else f"{deck.path}:{line}"
 
 
 def _entry_removal(items: list[PyValue], index: int) -> Span:
@@ -193,9 +194,9 @@ def check_deck(model: Model, deck: DeckEntry, reporter: Reporter) -> None:
             continue
         reporter.report(
             "AD103", deck.path, span,
-            f"the skill root '{_rel(root_path, deck.folder)}' does not exist (resolved against "
-            f"{deck.path.parent.name}/ and the workspace); the Deck finds no skills there",
-            data={"paths": [str(root_path)]},
+            f"the skill root '{root_path}' does not exist (resolved against "
+            f"{deck.path.parent}/ and the workspace); the Deck finds no skills there",
+            data={"paths": [str(root_path), str(deck.path.parent)]},
         )
     if deck.dynamic and value is not None:
         reporter.report("AD105", deck.path, value.span, "skills= is not a literal path and cannot be checked")
@@ -376,10 +377,11 @@ def check_options(model: Model, options: OptionsEntry, reporter: Reporter) -> No
             near = [labelled.key]
             reporter.report(
                 "CL103", path, item.span,
-                f"'{name}' is the frontmatter name of the skill in {labelled.dir_name}/, but the session's skills filter "
+                f"'{name}' is the frontmatter name of the skill in {labelled.directory}/, but the session's skills filter "
                 f"matches a skill's canonical name — its directory name '{labelled.key}' — so this skill is never "
                 f"offered; did you mean '{labelled.key}'?",
-                fixes=_replace_fixes(path, value.items, index, near, listed), data={"closest": near, "name": name},
+                fixes=_replace_fixes(path, value.items, index, near, listed),
+                data={"closest": near, "name": name, "paths": [str(labelled.directory)]},
             )
             continue
         near = suggest(registry, name)

@@ -38,6 +38,7 @@ def check_skill_registry(model: Model, skill: SkillEntry, reporter: Reporter) ->
             "and build() fails on a name found under two roots",
             profile=skill.profile,
             related=[Related(other.path, other.facts.first_line, f"'{key}' is also defined here") for other in others],
+            data={"paths": [str(others[0].path)]},
         )
     # a subagent may list it by its display name or bare plugin name instead (agents_using finds those)
     if key not in model.listings and reporter.wants("SK303") and not model.agents_using(skill):
@@ -87,6 +88,7 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
     # the nearest root above, for "one level too deep"
     ancestor = skill.directory.parent
     hint = ""
+    paths: list[str] = []
     while ancestor != ancestor.parent:
         root = model.roots.get(ancestor)
         # a conventional root counts even when no skill sits directly in it yet
@@ -101,8 +103,9 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
             return
         if root is not None or conventional:
             where = root.path if root is not None else ancestor
-            hint = (f"; it is nested below the root {where.parent.name}/{where.name}/ — roots are scanned direct-child "
-                    f"only, so move it to {where.parent.name}/{where.name}/{skill.dir_name}/SKILL.md")
+            hint = (f"; it is nested below the root {where}/ — roots are scanned direct-child "
+                    f"only, so move it to {where / skill.dir_name / 'SKILL.md'}")
+            paths = [str(where), str(where / skill.dir_name / "SKILL.md")]
             break
         if ancestor == model.folder_of(skill.path):
             break
@@ -115,4 +118,4 @@ def _report_undiscovered(model: Model, skill: SkillEntry, reporter: Reporter) ->
                 ".agents/skills/ or a Deck(skills=...) root) or add its parent to [tool.skill-lsp] roots")
         severity = Severity.INFORMATION
     reporter.report("SK302", skill.path, skill.facts.first_line, f"no skill root discovers this SKILL.md{hint}",
-                    profile=skill.profile, severity=severity)
+                    profile=skill.profile, severity=severity, data={"paths": paths})

@@ -185,7 +185,9 @@ def _empty_name(finding: Finding, lines: Lines) -> bool:
     return _EMPTY_NAME.fullmatch(lines.lines[span.start.line][span.start.column:span.end.column]) is not None
 
 
-def diagnostic(finding: Finding, lines: Lines, codec: PositionCodec, related_lines: dict[Path, Lines]) -> types.Diagnostic:
+def diagnostic(finding: Finding, lines: Lines, codec: PositionCodec, related_lines: dict[Path, Lines],
+               base: Path | None = None) -> types.Diagnostic:
+    """base: the workspace folder of the file, which the paths of the message are shown relative to."""
     rule = BY_CODE[finding.code]
     if _empty_name(finding, lines):
         return types.Diagnostic(range=lines.range(codec, finding.span), message=EMPTY_NAME_MESSAGE,
@@ -205,7 +207,7 @@ def diagnostic(finding: Finding, lines: Lines, codec: PositionCodec, related_lin
         tags = [types.DiagnosticTag.Unnecessary]
     return types.Diagnostic(
         range=lines.range(codec, finding.span),
-        message=finding.message,
+        message=finding.shown_message(base) if base is not None else finding.message,
         severity=_SEVERITY[finding.severity],
         code=finding.code,
         code_description=None,

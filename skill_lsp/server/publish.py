@@ -58,7 +58,10 @@ def diagnostics(ls: SkillLanguageServer, path: Path, publication: Publication) -
     lines = (ls.lines_for(path, text) if text is not None else None) or Lines("")
     related_lines = {other: known for other, other_text in publication.related.items()
                      if other_text is not None and (known := ls.lines_for(other, other_text)) is not None}
-    return [diagnostic(finding, lines, ls.codec, related_lines) for finding in publication.findings]
+    # the paths a message names, relative to the file's workspace folder, as the editor's explorer shows them
+    model = ls.session.model if ls.session is not None else None
+    base = model.folder_of(path) if model is not None else path.parent
+    return [diagnostic(finding, lines, ls.codec, related_lines, base) for finding in publication.findings]
 
 
 def report_for(ls: SkillLanguageServer, path: Path) -> Report:

@@ -283,3 +283,12 @@ def test_the_server_never_writes_anything_but_protocol_to_stdout(tmp_path: Path)
         json.loads(rest[:length])
         rest = rest[length:]
     assert result.returncode == 1  # exit without shutdown
+
+
+async def test_the_paths_in_a_message_are_relative_to_the_workspace_folder(client: LanguageClient, workspace: Path) -> None:
+    """As the editor's explorer shows them (the command line shows them relative to its current directory)."""
+    agent = await diagnostics_for(client, workspace / AGENT)
+    assert "(roots: .agentdeck/skills)" in agent[0].message
+    shop = await diagnostics_for(client, workspace / "shop.py")
+    assert "(searched .claude/skills)" in shop[0].message
+    assert all(str(workspace) not in item.message for item in agent + shop)
