@@ -1,4 +1,4 @@
-"""`skill-lsp rules`, SPEC.md's catalogue (§3) and README.md's rule table agree on code, name and severity."""
+"""`skill-lsp rules`, SPEC.md's catalogue (§3) and the rule table of docs/rules.md agree on code, name and severity."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from .helpers import REPO
 
 SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "SPEC.md"
-README = REPO / "README.md"
+RULES_PAGE = REPO / "docs" / "rules.md"
 LETTER = {"error": "E", "warning": "W", "information": "I", "hint": "H"}
 # Rules of the tool itself, not of skills: not in SPEC's catalogue of skill diagnostics.
 TOOL_RULES = {"CF001"}
@@ -80,15 +80,15 @@ def spec_catalogue() -> dict[str, Entry]:
     return entries
 
 
-_README_SEVERITY = re.compile(r"^([EWIH])(?:\s*\((none|off|[EWIH]) in claude\))?$")
+_TABLE_SEVERITY = re.compile(r"^([EWIH])(?:\s*\((none|off|[EWIH]) in claude\))?$")
 
 
-def readme_catalogue() -> dict[str, Entry]:
-    if not README.is_file():
-        pytest.skip("README.md is not written yet")
+def docs_catalogue() -> dict[str, Entry]:
+    if not RULES_PAGE.is_file():
+        pytest.skip("docs/rules.md is not written yet")
     entries = {}
     header: list[str] | None = None
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in RULES_PAGE.read_text(encoding="utf-8").splitlines():
         if not line.startswith("|"):
             header = None if header and not line.strip() else header
             continue
@@ -99,12 +99,12 @@ def readme_catalogue() -> dict[str, Entry]:
         if header is None or not re.fullmatch(r"[A-Z]{2}\d{3}", cells[0]):
             continue
         code, name, severity, text = cells[0], cells[1], cells[2], " | ".join(cells[3:])
-        match = _README_SEVERITY.match(severity)
-        assert match, f"README severity of {code} is not like 'E' or 'E (W in claude)': {severity!r}"
+        match = _TABLE_SEVERITY.match(severity)
+        assert match, f"docs/rules.md severity of {code} is not like 'E' or 'E (W in claude)': {severity!r}"
         claude = match.group(2)
         entries[code] = Entry(code, name, match.group(1), "none" if claude == "off" else claude,
                               "off by default" in text.lower())
-    assert entries, "README.md has no rule table with columns | Code | Name | Severity | What it catches |"
+    assert entries, "docs/rules.md has no rule table with columns | Code | Name | Severity | What it catches |"
     return entries
 
 
@@ -128,21 +128,21 @@ def test_cli_agrees_with_spec(project):
             assert actual.claude == DEVIATIONS.get(code, expected.claude), f"{code}: the claude profile's severity"
 
 
-def test_readme_agrees_with_cli(project):
+def test_the_rules_page_agrees_with_cli(project):
     cli = cli_catalogue(project)
-    readme = readme_catalogue()
-    assert set(readme) == set(cli)
-    for code, entry in readme.items():
+    documented = docs_catalogue()
+    assert set(documented) == set(cli)
+    for code, entry in documented.items():
         actual = cli[code]
         assert (entry.name, entry.severity, entry.off_by_default) == (actual.name, actual.severity,
                                                                       actual.off_by_default), code
         if entry.claude is not None or actual.claude is not None:
-            assert entry.claude == actual.claude, f"{code}: the README's claude severity"
+            assert entry.claude == actual.claude, f"{code}: the claude severity in docs/rules.md"
 
 
 def test_the_parsers_read_the_documented_formats(tmp_path, monkeypatch):
-    # the README format the lead writes to, checked on a sample so a parser bug cannot hide a mismatch
-    sample = tmp_path / "README.md"
+    # the table format docs/rules.md is written in, checked on a sample so a parser bug cannot hide a mismatch
+    sample = tmp_path / "rules.md"
     sample.write_text(
         "| Code | Name | Severity | What it catches |\n"
         "|------|------|----------|-----------------|\n"
@@ -151,8 +151,8 @@ def test_the_parsers_read_the_documented_formats(tmp_path, monkeypatch):
         "| SK105 | missing-name | E (none in claude) | No name. |\n",
         encoding="utf-8",
     )
-    monkeypatch.setattr(f"{__name__}.README", sample)
-    assert readme_catalogue() == {
+    monkeypatch.setattr(f"{__name__}.RULES_PAGE", sample)
+    assert docs_catalogue() == {
         "SK106": Entry("SK106", "missing-description", "E", "W", False),
         "SK303": Entry("SK303", "unused-skill", "H", None, True),
         "SK105": Entry("SK105", "missing-name", "E", "none", False),

@@ -215,10 +215,3 @@ def test_every_documented_snippet_is_valid_lua(tmp_path: Path) -> None:
     completed = run_nvim(["-u", "NONE", "-c", check, "-c", "qall!"], tmp_path, isolated_env(tmp_path / "home"))
     assert report.exists(), completed.stderr
     assert report.read_text(encoding="utf-8") == ""
-
-
-def test_the_main_readme_shows_the_same_0_11_setup() -> None:
-    main = lua_blocks((REPO / "README.md").read_text(encoding="utf-8"))
-    detailed = lua_blocks(DOCS.read_text(encoding="utf-8"))
-    newest = [code for heading, code in detailed if "0.11" in heading]
-    assert newest and newest[0] in [code for _, code in main]

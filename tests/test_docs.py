@@ -1,0 +1,149 @@
+"""The documentation's commands, outputs and snippets, run exactly as README.md and docs/ print them.
+
+Each block is found by its marker (tests/docs.py). The outputs are compared with what their command prints; the
+configuration is checked with; the local pre-commit hook runs through pre-commit; the snippets that install from
+the package index (the published pre-commit hook, the GitHub Action) run in tests/editors/ (marked e2e).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .docs import REPO, all_blocks, snippet
+from .helpers import run_cli
+
+# Every marked snippet, and the test that runs it. A snippet added to the documentation is marked and added here.
+SNIPPETS = {
+    "pyproject": "test_docs.py::test_the_configuration_snippet_is_read_as_documented",
+    "pre-commit": "editors/test_pre_commit.py (e2e), test_docs.py::test_the_pre_commit_snippets_are_valid_configurations",
+    "pre-commit-local": "test_docs.py::test_the_local_pre_commit_hook_runs_as_documented",
+    "github-action": "editors/test_action.py (e2e), test_docs.py::test_the_action_snippet_uses_the_action_s_inputs",
+    "vscode-files-associations": "test_docs.py::test_the_vscode_association_is_the_extension_s_default",
+}
+# Languages of blocks a reader pastes into a configuration: each must be a marked snippet.
+CONFIGURATION_LANGUAGES = {"yaml", "yml", "toml", "json", "jsonc", "lua"}
+
+
+def test_the_readme_starts_with_the_two_commands() -> None:
+    """The first two blocks of the README: the example check and the tests, on a fresh machine."""
+    first, second = [block for block in all_blocks() if block.page == "README.md"][:2]
+    assert (first.language, first.text) == (
+        "sh", "python3 -m venv .venv && . .venv/bin/activate && pip install . && skill-lsp check examples/\n")
+    assert (second.language, second.text) == (
+        "sh", "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest -q\n")
+
+
+def test_every_configuration_block_is_a_known_snippet() -> None:
+    marked = [block for block in all_blocks() if block.kind == "snippet"]
+    unmarked = [f"{block.page}:{block.line}" for block in all_blocks()
+                if block.kind is None and block.language in CONFIGURATION_LANGUAGES]
+    assert unmarked == [], "mark each with <!-- snippet: NAME --> and run it in a test (tests/test_docs.py SNIPPETS)"
+    names = [block.marker for block in marked]
+    assert sorted(names) == sorted(SNIPPETS), "each snippet is marked once, and each marked one is tested"
+
+
+OUTPUTS = [block for block in all_blocks() if block.kind == "output"]
+
+
+@pytest.mark.parametrize("block", OUTPUTS, ids=[block.marker for block in OUTPUTS])
+def test_each_documented_output_is_what_its_command_prints(block, tmp_path: Path) -> None:
+    command = shlex.split(block.marker)
+    assert command[0] == "skill-lsp"
+    # as on a fresh machine: no user skills directory (~/.claude/skills does not exist)
+    result = run_cli(*command[1:], cwd=REPO, env={"SKILL_LSP_USER_SKILLS_DIR": str(tmp_path / "no-user-skills")})
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stdout == block.text
+
+
+def test_the_examples_output_is_documented() -> None:
+    assert "skill-lsp check examples/" in [block.marker for block in OUTPUTS]
+
+
+def test_the_configuration_snippet_is_read_as_documented(project) -> None:
+    text = snippet("pyproject")
+    assert text.startswith("[tool.skill-lsp]\n")
+    project.write({
+        "pyproject.toml": text,
+        ".agentdeck/skills/quote/SKILL.md": "---\nname: quote\ndescription: Quote a fare.\n---\n\nSee references/fares.md.\n",
+        "fixtures/skills/broken/SKILL.md": "---\nname: broken\n---\n\nNo description.\n",
+    })
+    findings = project.check()
+    assert not [finding for finding in findings if finding["code"] == "CF001"], findings  # every value is valid
+    by_code = {finding["code"]: finding for finding in findings}
+    assert by_code["SK202"]["severity"] == "error"  # severity = { SK202 = "error" }
+    assert "SK303" in by_code  # extend-select = ["SK303"], a rule off by default
+    assert not [finding for finding in findings if finding["path"].startswith("fixtures/")]  # exclude
+
+
+def test_the_pre_commit_snippets_are_valid_configurations(tmp_path: Path) -> None:
+    pre_commit = pytest.importorskip("pre_commit.clientlib")
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    for name in ("pre-commit", "pre-commit-local"):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(snippet(name), encoding="utf-8")
+        config = pre_commit.load_config(str(path))  # pre-commit's own schema; raises on an invalid file
+        (repo,) = config["repos"]
+        (hook,) = repo["hooks"]
+        assert hook["id"] in hooks
+    local = yaml.safe_load(snippet("pre-commit-local"))["repos"][0]["hooks"][0]
+    published = hooks["skill-lsp"]
+    # the local hook runs what the published one runs, on the same files
+    for key in ("entry", "files", "require_serial", "verbose"):
+        assert local[key] == published[key], key
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not on PATH")
+def test_the_local_pre_commit_hook_runs_as_documented(tmp_path: Path) -> None:
+    pytest.importorskip("pre_commit")
+    repo = tmp_path / "repo"
+    skill = repo / ".agentdeck/skills/quote/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: quote\n---\n\nQuote a fare.\n", encoding="utf-8")
+    (repo / ".pre-commit-config.yaml").write_text(snippet("pre-commit-local"), encoding="utf-8")
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PRE_COMMIT_HOME": str(tmp_path / "store"),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t.invalid", "PRE_COMMIT_COLOR": "never"}
+    # `language: system` runs the skill-lsp on PATH: this interpreter's
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=repo, env={**os.environ, **env, "PATH": path}, capture_output=True,
+                              text=True, timeout=120)
+
+    assert run("git", "init", "--quiet", "--initial-branch=main").returncode == 0
+    assert run("git", "add", "--all").returncode == 0
+    completed = run(sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never")
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 1, output
+    assert "skill-lsp" in output and "Failed" in output, output
+    assert ".agentdeck/skills/quote/SKILL.md:1:1: SK106 [error]" in output, output
+
+
+def test_the_action_snippet_uses_the_action_s_inputs() -> None:
+    text = snippet("github-action")
+    steps = yaml.safe_load(text)
+    assert steps[0]["uses"].startswith("actions/checkout@")
+    uses, _, ref = steps[1]["uses"].partition("@")
+    assert uses.endswith("/skill-lsp") and ref
+    action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+    assert set(steps[1]["with"]) <= set(action["inputs"])
+    # the inputs the snippet shows commented out are the action's too
+    commented = re.findall(r"^\s+# ([a-z-]+):", text, re.MULTILINE)
+    assert commented and set(commented) <= set(action["inputs"])
+
+
+def test_the_vscode_association_is_the_extension_s_default() -> None:
+    text = snippet("vscode-files-associations")
+    shown = json.loads("{" + text + "}")
+    package = json.loads((REPO / "vscode-client" / "package.json").read_text(encoding="utf-8"))
+    assert shown == package["contributes"]["configurationDefaults"]
