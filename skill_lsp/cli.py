@@ -26,7 +26,7 @@ from .targets import CHECKED_FILES, UsageError, not_checked, project_folder, sel
 
 if TYPE_CHECKING:
     from .disclosure import Disclosure
-    from .index import Model
+    from .index import Model, OptionsEntry
 
 
 def _codes(text: str | None) -> tuple[str, ...]:
@@ -288,7 +288,8 @@ def command_disclosure(args: argparse.Namespace) -> int:
     path, selector = _split_target(args.target)
     path = Path(os.path.abspath(path))
     if path.is_dir():
-        raise UsageError(f"{args.target}: give a Python file (optionally FILE:AGENT) or a SKILL.md")
+        raise UsageError(f"{args.target}: give an agent file (Python, TypeScript, JavaScript or a subagent's .md; "
+                         "optionally FILE:AGENT) or a SKILL.md")
     settings = _with_user_skills(Config(), args)
     from .disclosure import available_skills_xml, skill_entry
     from .workspace import Workspace
@@ -309,43 +310,56 @@ def command_disclosure(args: argparse.Namespace) -> int:
 
 
 def _print_disclosures(model: Model, path: Path, selector: str | None) -> int:
-    from .disclosure import agent_disclosure, options_disclosure
+    from .disclosure import PRELOAD_NOTE, disclosure_of
+    from .index import AgentEntry, DefinitionEntry
 
     agents = [agent for agent in model.agents if agent.path == path]
     options = [entry for entry in model.options if entry.path == path]
-    chosen_agents = agents
-    chosen_options = options
+    definitions = model.definitions_in(path)  # subagents: AgentDefinition(...) and .claude/agents/*.md
+
+    def names(owner: AgentEntry | OptionsEntry | DefinitionEntry) -> list[str | None]:
+        if isinstance(owner, AgentEntry):
+            return [owner.variable, owner.call.string_arg("name")]
+        if isinstance(owner, DefinitionEntry):
+            return [owner.call.assigned_to, owner.display_name]
+        return [owner.call.assigned_to]
+
+    owners: list[AgentEntry | OptionsEntry | DefinitionEntry] = [*agents, *options, *definitions]
+    chosen = owners
     if selector is not None:
-        def matches(names: list[str | None], line: int) -> bool:
-            return selector in names or selector == str(line)
-        chosen_agents = [a for a in agents if matches([a.variable, a.call.string_arg("name")], a.call.span.start.line + 1)]
-        chosen_options = [o for o in options if matches([o.call.assigned_to], o.call.span.start.line + 1)]
-        if not chosen_agents and not chosen_options:
-            known = [a.variable or a.display_name for a in agents] + [o.call.assigned_to or "" for o in options]
+        chosen = [owner for owner in owners if selector in names(owner) or selector == str(owner.call.span.start.line + 1)]
+        if not chosen:
+            known = [next((name for name in names(owner) if name), "") for owner in owners]
             raise UsageError(f"no agent '{selector}' in {path.name}; it defines: {', '.join(k for k in known if k) or 'none'}")
-    if not chosen_agents and not chosen_options:
-        raise UsageError(f"{path.name} defines no Agent(...) or ClaudeAgentOptions(...) with skills")
+    if not chosen:
+        raise UsageError(f"{path.name} defines no Agent(...), ClaudeAgentOptions(...), query() options or subagent with skills")
     blocks = []
-    many = len(chosen_agents) + len(chosen_options) > 1
-    for agent in chosen_agents:
-        disclosure = agent_disclosure(model, agent)
+    for owner in chosen:
+        disclosure = disclosure_of(model, owner)
         for name in disclosure.unresolved:
-            print(f"skill-lsp: '{name}' resolves to no skill and is left out (build() would fail)", file=sys.stderr)
+            print(f"skill-lsp: '{name}' {_left_out(owner)}", file=sys.stderr)
         for name, reason in disclosure.unloadable:
             print(f"skill-lsp: '{name}' is left out: AgentDeck cannot load it ({reason}), so build() would fail",
                   file=sys.stderr)
         if not disclosure.instructions_known:
             print(f"skill-lsp: the instructions of {disclosure.title} are not a literal; only the skills block is shown", file=sys.stderr)
         _say_what_is_not_known(disclosure)
-        blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
-    for entry in chosen_options:
-        disclosure = options_disclosure(entry)
-        for name in disclosure.unresolved:
-            print(f"skill-lsp: '{name}' is not a discovered skill and is never offered", file=sys.stderr)
-        _say_what_is_not_known(disclosure)
-        blocks.append((f"==> {disclosure.title} <==\n" if many else "") + disclosure.text)
+        if isinstance(owner, DefinitionEntry) and disclosure.text:
+            print(f"skill-lsp: {disclosure.title}: {PRELOAD_NOTE}", file=sys.stderr)
+        blocks.append((f"==> {disclosure.title} <==\n" if len(chosen) > 1 else "") + disclosure.text)
     print("\n\n".join(blocks))
     return 0
+
+
+def _left_out(owner: object) -> str:
+    """What becomes of a listed name that resolves to no skill, for the kind of agent that lists it."""
+    from .index import AgentEntry, OptionsEntry
+
+    if isinstance(owner, AgentEntry):
+        return "resolves to no skill and is left out (build() would fail)"
+    if isinstance(owner, OptionsEntry):
+        return "is not a discovered skill and is never offered"
+    return "is not a discovered skill and is not preloaded"
 
 
 def _say_what_is_not_known(disclosure: Disclosure) -> None:
@@ -427,7 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(handler=command_check, usage=check.format_usage, parser=check)
 
     disclosure = commands.add_parser("disclosure", help="print the text an agent sees")
-    disclosure.add_argument("target", metavar="FILE[:AGENT]", help="agent file (and agent variable or name), or a SKILL.md")
+    disclosure.add_argument("target", metavar="FILE[:AGENT]", help="agent file: Python, TypeScript or JavaScript (and an "
+                            "agent's variable, name or line), or a subagent's .md; or a SKILL.md")
     disclosure.add_argument("--user-skills-dir", metavar="DIR")
     disclosure.set_defaults(handler=command_disclosure, usage=disclosure.format_usage, parser=disclosure)
 

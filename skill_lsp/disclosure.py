@@ -1,13 +1,16 @@
-"""The text an agent sees: AgentDeck's disclosure block and Claude's <available_skills> listing."""
+"""The text an agent sees: AgentDeck's disclosure block, Claude's <available_skills> listing and a Claude
+subagent's preloaded skills."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeAlias
 
 from .codecalls import PyValue
-from .index import AgentEntry, Model, OptionsEntry, SkillEntry
+from .index import AgentEntry, DefinitionEntry, Model, OptionsEntry, SkillEntry
 from .model import Profile
 
 AGENTDECK_HEADER = (
@@ -186,8 +189,47 @@ NOT_KNOWN = "skills= is not a literal: which skills it gives is not known static
 
 def options_disclosure(options: OptionsEntry) -> Disclosure:
     skills, missing = options_skills(options)
-    title = f"ClaudeAgentOptions at line {options.call.span.start.line + 1}"
+    kind = "ClaudeAgentOptions" if options.path.suffix == ".py" else "query() options"
+    title = f"{kind} at line {options.call.span.start.line + 1}"
     known, unknown = _statically_known(options.call.keyword("skills"))
     # not known: no block at all, rather than the empty one an empty list would give
     text = available_skills_xml(skills) if known else ""
     return Disclosure(title, text, missing, skills_known=known, unknown_entries=unknown)
+
+
+# Claude Code 2.1.332 preloads each skill a subagent lists as the Skill tool gives it, through the skill
+# command's getPromptForCommand with no arguments: `Base directory for this skill: ${dir}\n\n${body}` in skill
+# mode, ${CLAUDE_SKILL_DIR} replaced by the directory (strings of its binary; hidden.py has the same source).
+PRELOAD_HEADER = "Base directory for this skill: "
+PRELOAD_NOTE = ("argument placeholders ($ARGUMENTS) are given no arguments and shell commands (!`...`) run when the "
+                "subagent starts; both are shown as written")
+
+
+def definition_disclosure(definition: DefinitionEntry) -> Disclosure:
+    """What a Claude subagent is given of its skills at start: each listed skill's whole body, preloaded."""
+    preloaded, missing = listed_skills(definition.skill_values(), definition.resolver())
+    texts = []
+    for skill in preloaded:
+        directory = str(skill.directory)
+        texts.append(f"{PRELOAD_HEADER}{directory}\n\n{skill.file.body.replace('${CLAUDE_SKILL_DIR}', directory)}")
+    known, unknown = _statically_known(definition.call.keyword("skills"))
+    title = f"{'subagent' if definition.is_file else 'AgentDefinition'} {definition.display_name}"
+    return Disclosure(title, "\n\n".join(texts), missing, skills_known=known, unknown_entries=unknown)
+
+
+Owner: TypeAlias = "AgentEntry | OptionsEntry | DefinitionEntry"
+
+
+def owners_in(model: Model, path: Path) -> list[Owner]:
+    """The agents, options and subagents a file defines, in the order they are written."""
+    every: list[Owner] = [*model.agents, *model.options, *model.definitions]
+    found = [owner for owner in every if owner.path == path]
+    return sorted(found, key=lambda owner: (owner.call.span.start.line, owner.call.span.start.column))
+
+
+def disclosure_of(model: Model, owner: Owner) -> Disclosure:
+    if isinstance(owner, AgentEntry):
+        return agent_disclosure(model, owner)
+    if isinstance(owner, OptionsEntry):
+        return options_disclosure(owner)
+    return definition_disclosure(owner)

@@ -468,6 +468,19 @@ def test_examples_disclosure(project, examples):
     assert "'confirm-booking'" in result.err
 
 
+def test_examples_disclosure_of_a_typescript_agent_and_a_subagent_file(project, examples):
+    listing = project.run("disclosure", "shop/desk.ts", cwd=examples)
+    assert listing.status == 0
+    assert listing.out.startswith("==> query() options at line 13 <==\n<available_skills>\n")
+    assert "==> AgentDefinition tracker <==\n" in listing.out
+    assert "'order-staus' is not a discovered skill and is not preloaded" in listing.err
+    clerk = project.run("disclosure", "shop/.claude/agents/returns-clerk.md", cwd=examples)
+    policy = examples / "shop/.claude/skills/refund-policy"
+    assert clerk.out == (f"Base directory for this skill: {policy}\n\n\n"
+                         "Say exactly: Refunds run for 14 days from delivery, minus return postage.\n\n")
+    assert "'shiping-times' is not a discovered skill and is not preloaded" in clerk.err
+
+
 def test_span_helper_agrees_with_a_cli_column(project):
     # a sanity check of the helper the other tests lean on
     source = 'from agentdeck import Agent\nbooking = Agent(name="B", skills=["nope"])\n'

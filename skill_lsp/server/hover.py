@@ -7,8 +7,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..disclosure import NOT_KNOWN, agent_disclosure, options_disclosure
-from ..index import AgentEntry, OptionsEntry
+from ..disclosure import NOT_KNOWN, PRELOAD_NOTE, disclosure_of, owners_in
+from ..index import DefinitionEntry
 from . import cursor, describe
 from .request import request_context
 from .server import SkillLanguageServer
@@ -66,19 +66,17 @@ async def disclosure_command(ls: SkillLanguageServer, *args: Any) -> dict[str, s
     if request is None:
         return None
     path, model, position = request.path, request.model, request.position
-    owners: list[AgentEntry | OptionsEntry] = [*model.agents, *model.options]
-    chosen = None
-    for owner in owners:
-        if owner.path == path and owner.call.span.start <= position <= owner.call.span.end:
-            chosen = owner
-    if chosen is None:
-        in_file = [owner for owner in owners if owner.path == path]
-        if len(in_file) == 1:
-            chosen = in_file[0]
+    # the innermost agent, options or subagent (an AgentDefinition in agents={...}) at the cursor, else the
+    # file's only one (a subagent file, or an agent file with the cursor elsewhere)
+    in_file = owners_in(model, path)
+    around = [owner for owner in in_file if owner.call.span.start <= position <= owner.call.span.end]
+    chosen = around[-1] if around else in_file[0] if len(in_file) == 1 else None
     if chosen is None:
         return None
-    result = agent_disclosure(model, chosen) if isinstance(chosen, AgentEntry) else options_disclosure(chosen)
+    result = disclosure_of(model, chosen)
     answer = {"title": result.title, "text": result.text}
     if not result.skills_known:
         answer["note"] = NOT_KNOWN  # rather than an empty block read as "no skills"
+    elif isinstance(chosen, DefinitionEntry) and result.text:
+        answer["note"] = PRELOAD_NOTE
     return answer

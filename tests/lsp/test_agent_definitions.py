@@ -281,3 +281,31 @@ async def test_completion_inside_a_python_agent_definition(agents_client: Langua
     line = next(number for number, each in enumerate(text.splitlines()) if 'skills=["rel' in each)
     result = await completion_after(agents_client, agents, text, line, text.splitlines()[line].index('"rel') + 4)
     assert sorted(item.label for item in result.items) == ["code-review", "release-notes"]
+
+
+async def disclosure_at(client: LanguageClient, path: Path, needle: str, delta: int = 0) -> object:
+    open_file(client, path)
+    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="skillLsp.disclosure",
+        arguments=[{"uri": uri(path), "position": position_of(path, needle, delta, encoding_of(client))}]))
+
+
+async def test_disclosure_of_typescript_agents_and_subagent_files(agents_client: LanguageClient,
+                                                                  agents_workspace: Path) -> None:
+    """"Show Agent Disclosure" in a TypeScript agent (the query() options' listing, or the subagent at the cursor)
+    and in a subagent file (the skills it preloads, each as Claude Code gives it)."""
+    root = agents_workspace
+    listing = await disclosure_at(agents_client, root / AGENT_TS, "skills: [\"release-notes\"]")
+    assert isinstance(listing, dict) and listing["title"] == "query() options at line 6"
+    assert listing["text"].startswith("<available_skills>\n<skill>\n<name>\nrelease-notes\n</name>")
+    subagent = await disclosure_at(agents_client, root / AGENT_TS, "Prüft")
+    assert subagent == {"title": "AgentDefinition checker", "text": ""}  # it lists only an unknown name
+    writer = await disclosure_at(agents_client, root / WRITER, "You write")
+    assert isinstance(writer, dict) and writer["title"] == "subagent writer"
+    release, review = (root / ".claude/skills/release-notes", root / ".claude/skills/code-review")
+    # each skill is a message of its own (its body ends with its own newline), one after the other
+    assert writer["text"] == (f"Base directory for this skill: {release}\n\n\nList the changes by area.\n\n\n"
+                              f"Base directory for this skill: {review}\n\n\nRead the diff, then comment on each change.\n")
+    assert "shell commands" in writer["note"]
+    python = await disclosure_at(agents_client, root / AGENTS_PY, "Summarise the release")
+    assert isinstance(python, dict) and python["title"] == "AgentDefinition summariser"

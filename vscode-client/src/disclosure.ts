@@ -3,6 +3,7 @@
 
 import * as vscode from "vscode";
 import { ExecuteCommandRequest, type LanguageClient } from "vscode-languageclient/node";
+import { offersDisclosure } from "./offered";
 
 export const DISCLOSURE_SCHEME = "skill-lsp-disclosure";
 /** The server's `workspace/executeCommand` command. */
@@ -54,8 +55,10 @@ export async function showDisclosure(
   documents: DisclosureDocuments,
 ): Promise<void> {
   const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    await vscode.window.showInformationMessage("Open a Python file that defines an agent first.");
+  if (!editor || !offersDisclosure(editor.document.languageId, editor.document.uri.fsPath)) {
+    await vscode.window.showInformationMessage(
+      "Open a file that defines an agent first: Python, TypeScript or JavaScript, or a subagent in .claude/agents/.",
+    );
     return;
   }
   if (!client?.isRunning()) {
