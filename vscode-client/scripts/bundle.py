@@ -1,16 +1,22 @@
 """Builds bundled/libs: the skill-lsp server and its Python dependencies for one VS Code target.
 
-    python3 scripts/bundle.py [--target linux-x64] [--pythons 3.10,3.11,...]
+    python3 scripts/bundle.py [--target linux-x64] [--pythons 3.10,3.11,...] [--out DIR]
 
 The server is built as a wheel from this repository, then installed with its dependencies from
 the registry's wheels (never built from source, so a cross-target build is the same as a native
-one) into bundled/libs/cp3XY, once per Python version: the compiled ones (tree-sitter and its
-grammars, PyYAML's C loader, rapidfuzz) are specific to a Python version and platform. uv does the
-installing because, unlike `pip install --target --platform`, it evaluates each dependency's
-environment markers for the target (cattrs needs exceptiongroup on 3.10 only), not for the Python
-running this script. A version with no wheels for the target is left out, with a warning; the
-launcher (bundled/tool/launch.py) names the versions a build has. bundled/libs/manifest.json
-records the target, the versions and the modules the launcher imports to check an interpreter.
+one) once per Python version, into build/stage/cp3XY. uv does the installing because, unlike
+`pip install --target --platform`, it evaluates each dependency's environment markers for the
+target (cattrs needs exceptiongroup on 3.10 only), not for the Python running this script. The
+oldest version is installed first and its versions are the constraints of the others, so that
+every Python runs the same libraries (and they can be shipped once); a version that cannot have
+them gets its own. A version with no wheels for the target is left out, with a warning.
+
+The stages are then folded into one copy (scripts/fold.py): bundled/libs/common holds each
+distribution that is the same in every version (pure Python, abi3 wheels, and the compiled
+modules of the others side by side, each named for its Python: `_yaml.cpython-312-*.so`), and
+bundled/libs/cp3XY only what differs. The launcher (bundled/tool/launch.py) puts cp3XY, then
+common, on `sys.path`. bundled/libs/manifest.json records the target, the versions and the
+modules the launcher imports to check an interpreter.
 """
 
 from __future__ import annotations
@@ -25,10 +31,13 @@ import sys
 import venv
 from pathlib import Path
 
+from fold import fold
+
 CLIENT = Path(__file__).resolve().parent.parent
 REPOSITORY = CLIENT.parent
 BUNDLE = CLIENT / "bundled" / "libs"
 WORK = CLIENT / "build"
+SHARED = "common"  # bundled/libs/common: what every version shares (the launcher names it too)
 
 # VS Code's platform targets (`vsce package --target`) and the platform uv resolves wheels for.
 # manylinux_2_28 (glibc 2.28: Debian 10, Ubuntu 20.04, RHEL 8): rapidfuzz has no older tag for
@@ -44,7 +53,8 @@ TARGETS = {
 PYTHONS = ["3.10", "3.11", "3.12", "3.13", "3.14"]
 UV_REQUIREMENT = "uv>=0.9,<1"
 # Imported by `launch.py --check`, compiled modules first: a wrong ABI or platform shows there.
-CHECK = ["yaml", "tree_sitter", "rapidfuzz", "watchdog.observers", "pygls.lsp.server", "skill_lsp.cli", "skill_lsp.server.app"]
+# rapidfuzz falls back to Python code when its compiled modules fail to load: one of them is named.
+CHECK = ["yaml", "tree_sitter", "rapidfuzz.process_cpp_impl", "watchdog.observers", "pygls.lsp.server", "skill_lsp.cli", "skill_lsp.server.app"]
 
 
 def current_target() -> str:
@@ -83,7 +93,7 @@ def build_wheel(uv_binary: str) -> Path:
     return wheels[0]
 
 
-def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Path) -> bool:
+def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Path, constraints: Path | None) -> bool:
     command = [
         uv_binary, "pip", "install", "--no-config", "--quiet",
         "--target", str(into),
@@ -92,14 +102,19 @@ def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Pa
         "--only-binary", ":all:",
         str(wheel),
     ]  # fmt: skip
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(command + (["--constraints", str(constraints)] if constraints else []), capture_output=True, text=True)
+    if result.returncode != 0 and constraints:
+        log(f"Python {python} cannot have the oldest version's libraries; it gets its own")
+        shutil.rmtree(into, ignore_errors=True)
+        result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         reason = result.stderr.strip().splitlines()[-1:] or ["uv failed"]
         log(f"WARNING: Python {python} left out of this build: {reason[0]}")
         shutil.rmtree(into, ignore_errors=True)
         return False
     # Console scripts carry this machine's interpreter in their first line; the launcher is the
-    # way in. Byte code is written by the user's interpreter on first run.
+    # way in. Byte code is written by the user's interpreter on first run; .lock is uv's.
+    (into / ".lock").unlink(missing_ok=True)
     shutil.rmtree(into / "bin", ignore_errors=True)
     shutil.rmtree(into / "Scripts", ignore_errors=True)
     for cache in list(into.rglob("__pycache__")):
@@ -111,31 +126,46 @@ def grammar_modules(libs: Path) -> list[str]:
     return sorted(path.name for path in libs.iterdir() if path.is_dir() and path.name.startswith("tree_sitter_") and path.name.isidentifier())
 
 
+def pins(stage: Path, into: Path) -> Path:
+    """A constraints file of the versions installed in stage (`name==version`, from the .dist-info names)."""
+    lines = [info.name.removesuffix(".dist-info").replace("-", "==", 1) for info in sorted(stage.glob("*.dist-info"))]
+    into.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return into
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", default=current_target(), choices=sorted(TARGETS), help="VS Code target (default: this machine's)")
     parser.add_argument("--pythons", default=",".join(PYTHONS), help="comma-separated Python versions (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=BUNDLE, help="the directory to build (default: bundled/libs)")
     args = parser.parse_args()
     if args.target not in TARGETS:
         parser.error(f"no bundle for {args.target}; targets: {', '.join(sorted(TARGETS))}")
 
     uv_binary = uv()
     wheel = build_wheel(uv_binary)
-    shutil.rmtree(BUNDLE, ignore_errors=True)
-    BUNDLE.mkdir(parents=True)
+    staging = WORK / "stage"
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(args.out, ignore_errors=True)
+    args.out.mkdir(parents=True)
+    versions = sorted({v.strip() for v in args.pythons.split(",") if v.strip()}, key=lambda v: tuple(map(int, v.split("."))))
     built: list[str] = []
-    grammars: set[str] = set()
-    for python in [v.strip() for v in args.pythons.split(",") if v.strip()]:
-        into = BUNDLE / ("cp" + python.replace(".", ""))
+    constraints: Path | None = None
+    for python in versions:
+        into = staging / ("cp" + python.replace(".", ""))
         log(f"{args.target}: Python {python} -> {into.relative_to(CLIENT)}")
-        if install(uv_binary, wheel, python, TARGETS[args.target], into):
+        if install(uv_binary, wheel, python, TARGETS[args.target], into, constraints):
             built.append(python)
-            grammars.update(grammar_modules(into))
+            constraints = constraints or pins(into, staging / "constraints.txt")
     if not built:
         raise SystemExit(f"no Python version could be bundled for {args.target}")
+    stages = [staging / ("cp" + python.replace(".", "")) for python in built]
+    grammars = set().union(*(grammar_modules(stage) for stage in stages))
+    shared = fold(stages, args.out / SHARED, {stage: args.out / stage.name for stage in stages})
+    log(f"shipped once for Python {', '.join(built)}: {', '.join(name.removesuffix('.dist-info') for name in shared)}")
     check = CHECK[:2] + sorted(grammars) + CHECK[2:]
-    manifest = {"target": args.target, "platform": TARGETS[args.target], "pythons": built, "check": check}
-    (BUNDLE / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    manifest = {"target": args.target, "platform": TARGETS[args.target], "pythons": built, "shared": SHARED, "check": check}
+    (args.out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     log(f"bundled skill-lsp for {args.target}, Python {', '.join(built)}")
     print(args.target)
     return 0

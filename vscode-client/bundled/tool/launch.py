@@ -3,8 +3,9 @@
 The extension runs `python -I launch.py [--import-strategy S] [--check] -- ARGS...`. `-I` keeps the
 workspace out of `sys.path` (no current directory, no PYTHONPATH, no user site-packages): the
 workspace's files are what the server reads, never code it imports. This file then puts the
-libraries built for this interpreter's version (`../libs/cp3XY`, made by `scripts/bundle.py` from
-the registry's wheels) on `sys.path`:
+libraries built for this interpreter's version on `sys.path` (made by `scripts/bundle.py` from the
+registry's wheels): `../libs/cp3XY`, what only this version uses, then `../libs/common`, what every
+version shares (pure Python, abi3 modules, and compiled modules named for their Python version):
 
 - `useBundled` (the default): before the interpreter's own site-packages, so the bundled server
   and its dependencies win;
@@ -48,29 +49,28 @@ class LaunchError(Exception):
 
 
 def libraries(built):
-    """The directory of libraries for this interpreter, after the checks that need no import."""
+    """The directories of libraries for this interpreter, after the checks that need no import."""
     if sys.version_info[:2] < MINIMUM:
         raise LaunchError("Python {} is too old: skill-lsp needs Python {}.{} or later".format(version_text(), *MINIMUM))
     if sys.implementation.name != "cpython":
         raise LaunchError(f"{sys.implementation.name} is not CPython: the bundled libraries are CPython wheels")
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         raise LaunchError(f"Python {version_text()} is a free-threaded build, which the bundled wheels do not support")
-    tag = "cp{}{}".format(*sys.version_info[:2])
-    path = os.path.join(BUNDLE, tag)
-    if not os.path.isdir(path):
+    if "{}.{}".format(*sys.version_info[:2]) not in built.get("pythons", []):
         raise LaunchError(
             "no bundled libraries for Python {}.{} in this {} build of the extension (it has {})".format(
                 sys.version_info[0], sys.version_info[1], built.get("target", "?"), ", ".join(built.get("pythons", [])) or "none"
             )
         )
-    return path
+    found = [os.path.join(BUNDLE, name) for name in ("cp{}{}".format(*sys.version_info[:2]), built.get("shared", "common"))]
+    return [path for path in found if os.path.isdir(path)]
 
 
-def use(path, strategy):
+def use(paths, strategy):
     if strategy == "fromEnvironment":
-        sys.path.append(path)
+        sys.path.extend(paths)
     else:
-        sys.path.insert(0, path)
+        sys.path[0:0] = paths
 
 
 def check(built):

@@ -17,21 +17,29 @@ after(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** An extension directory with the real launcher and a bundle for `pythons`. */
+/**
+ * An extension directory with the real launcher and a bundle for `pythons`
+ * laid out as scripts/bundle.py does: a stand-in server in libs/common (what
+ * every version shares) and, in each libs/cp3XY, a module of that version's
+ * own, `own_cp3XY`.
+ */
 function bundle(name: string, pythons: string[], check: string[]): string {
   const tool = path.join(root, name, "bundled", "tool");
   mkdirSync(tool, { recursive: true });
   copyFileSync(LAUNCHER, path.join(tool, "launch.py"));
   const libs = path.join(root, name, "bundled", "libs");
-  for (const one of pythons) {
-    const pkg = path.join(libs, `cp${one.replace(".", "")}`, "skill_lsp");
-    mkdirSync(pkg, { recursive: true });
-    writeFileSync(path.join(pkg, "__init__.py"), '__version__ = "9.9.9"\n');
-    writeFileSync(path.join(pkg, "cli.py"), "import sys\ndef run():\n    print('server', sys.argv[1:])\n");
-  }
+  const pkg = path.join(libs, "common", "skill_lsp");
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(path.join(pkg, "__init__.py"), '__version__ = "9.9.9"\n');
+  writeFileSync(path.join(pkg, "cli.py"), "import sys\ndef run():\n    print('server', sys.argv[1:])\n");
   // The launcher reports which YAML loader the server gets.
-  writeFileSync(path.join(libs, `cp${pythons[0]?.replace(".", "") ?? ""}`, "yaml.py"), "CSafeLoader = object\n");
-  writeFileSync(path.join(libs, "manifest.json"), JSON.stringify({ target: "linux-x64", pythons, check }));
+  writeFileSync(path.join(libs, "common", "yaml.py"), "CSafeLoader = object\n");
+  for (const one of pythons) {
+    const tag = `cp${one.replace(".", "")}`;
+    mkdirSync(path.join(libs, tag), { recursive: true });
+    writeFileSync(path.join(libs, tag, `own_${tag}.py`), "");
+  }
+  writeFileSync(path.join(libs, "manifest.json"), JSON.stringify({ target: "linux-x64", pythons, shared: "common", check }));
   return path.join(tool, "launch.py");
 }
 
@@ -48,6 +56,15 @@ test("--check answers ok with the versions of Python and of the bundled server",
   assert.equal(answer.server, "9.9.9");
   assert.equal(answer.yamlLoader, "C");
   assert.match(String(answer.python), new RegExp(`^${version.replace(".", "\\.")}\\.`));
+});
+
+test("--check loads from the version's own libraries and the shared ones, not another version's", () => {
+  const own = `own_cp${version.replace(".", "")}`;
+  const launcher = bundle("layered", [version, "3.99"], ["skill_lsp.cli", own]);
+  const answer = JSON.parse(run(launcher, ["--check"]).stdout) as Record<string, unknown>;
+  assert.equal(answer.ok, true, String(answer.error));
+  const other = JSON.parse(run(bundle("layered-other", [version, "3.99"], ["own_cp399"]), ["--check"]).stdout) as Record<string, unknown>;
+  assert.match(String(other.error), /cannot load the bundled 'own_cp399': ModuleNotFoundError/);
 });
 
 test("--check names the versions a bundle has when this Python's is not among them", () => {
