@@ -86,20 +86,22 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str
 # An analysis as a child process sends it: plain tuples, which pickle at C speed (name, name span,
 # first line span, ignores, findings, deps, description), or why the file could not be read.
-Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps, str | None, bool] | str
+Packed = tuple[str | None, RawSpan | None, RawSpan, dict[int, set[str]], list[Finding], Deps, str | None, bool,
+               str | None, bool] | str
 Job = tuple[SkillJob, Config, bool]  # the skill, its configuration, whether its deps are wanted
 def pack(result: Analysis) -> Packed:
     if isinstance(result, str):
         return result
     facts, findings, deps = result
-    return facts.name, facts.name_span_raw, facts.first_line_raw, facts.ignores, findings, deps, facts.description, facts.plain
+    return (facts.name, facts.name_span_raw, facts.first_line_raw, facts.ignores, findings, deps, facts.description,
+            facts.plain, facts.when_to_use, facts.unlisted)
 
 
 def unpack(packed: Packed) -> Analysis:
     if isinstance(packed, str):
         return packed
-    name, name_span, first_line, ignores, findings, deps, description, plain = packed
-    facts = SkillFacts(name, name_span, first_line, ignores, description, plain)
+    name, name_span, first_line, ignores, findings, deps, description, plain, when_to_use, unlisted = packed
+    facts = SkillFacts(name, name_span, first_line, ignores, description, plain, when_to_use, unlisted)
     return facts, findings, deps
 
 

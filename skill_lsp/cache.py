@@ -37,7 +37,7 @@ from .workspace import Workspace
 # Python call each, and there is one record per skill.
 # size, mtime_ns, context index, name, name span, first line span, ignores, findings, deps
 SkillRecord = tuple[int, int, int, "str | None", "RawSpan | None", RawSpan, dict[int, set[str]], list[Finding], Deps,
-                    "str | None", bool]
+                    "str | None", bool, "str | None", bool]
 
 
 @dataclass
@@ -55,7 +55,7 @@ class Store:
 
 
 def _facts(record: SkillRecord) -> SkillFacts:
-    return SkillFacts(record[3], record[4], record[5], record[6], record[9], record[10])
+    return SkillFacts(record[3], record[4], record[5], record[6], record[9], record[10], record[11], record[12])
 
 
 def load(path: Path) -> Store:
@@ -207,7 +207,8 @@ class CheckLoader:
         changed too recently to trust its mtime."""
         if not self._recent(stamp[1]) and not any(self._recent(mtime) for _, mtime in deps):
             self.new.skills[key] = (stamp[0], stamp[1], context_index, facts.name, facts.name_span_raw,
-                                    facts.first_line_raw, facts.ignores, findings, deps, facts.description, facts.plain)
+                                    facts.first_line_raw, facts.ignores, findings, deps, facts.description, facts.plain,
+                                    facts.when_to_use, facts.unlisted)
 
     # -- the whole outcome ------------------------------------------------------------
 

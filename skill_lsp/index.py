@@ -21,7 +21,7 @@ from .discovery import (
 )
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
-from .runtimes import Runtime, discovering
+from .runtimes import Runtime, discovering, lenient_bool
 from .skillfile import SkillFile
 
 
@@ -56,10 +56,11 @@ class SkillFacts:
     files' rules put on this one read them, and making them cost more than the rest of the facts."""
 
     __slots__ = ("_first_line", "_name_span", "description", "first_line_raw", "ignores", "name", "name_span_raw",
-                 "plain")
+                 "plain", "unlisted", "when_to_use")
 
     def __init__(self, name: str | None, name_span_raw: RawSpan | None, first_line_raw: RawSpan,
-                 ignores: dict[int, set[str]], description: str | None = None, plain: bool = False) -> None:
+                 ignores: dict[int, set[str]], description: str | None = None, plain: bool = False,
+                 when_to_use: str | None = None, unlisted: bool = False) -> None:
         self.name = name  # the frontmatter name, when it is a string
         self.name_span_raw = name_span_raw  # the value span of `name:`, when the key is there
         self.first_line_raw = first_line_raw
@@ -70,6 +71,8 @@ class SkillFacts:
         # the lines of both spans are ASCII up to the spans' ends: their columns are the same in every
         # position encoding, and a workspace symbol is placed without reading the file again
         self.plain = plain
+        self.when_to_use = when_to_use  # what Claude Code's listing adds to the description (listing.py)
+        self.unlisted = unlisted  # `disable-model-invocation: true`: not in the model's listing
         self._name_span: Span | None = None
         self._first_line: Span | None = None
 
@@ -84,7 +87,8 @@ class SkillFacts:
             file.lines[line][: name_span[3] if line == name_span[2] else None].isascii()
             for line in range(name_span[0], min(name_span[2] + 1, len(file.lines)))))
         return cls(file.lenient_str("name"), name_span, (0, 0, 0, len(file.lines[0])), file.ignores,  # file.line_span(0)
-                   file.lenient_str("description"), plain)
+                   file.lenient_str("description"), plain, file.lenient_str("when_to_use"),
+                   lenient_bool(getattr(fields.get("disable-model-invocation"), "value", None)) is True)
 
     @property
     def name_span(self) -> Span | None:
@@ -99,7 +103,8 @@ class SkillFacts:
         return self._first_line
 
     def _key(self) -> tuple[object, ...]:
-        return self.name, self.name_span_raw, self.first_line_raw, self.ignores, self.description, self.plain
+        return self.name, self.name_span_raw, self.first_line_raw, self.ignores, self.description, self.plain, \
+            self.when_to_use, self.unlisted
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SkillFacts) and self._key() == other._key()
@@ -587,7 +592,6 @@ class Model:
         if aliases:
             result.sort(key=listing_order)
         return result
-
 
 
 def listing_order(entry: tuple[Path, Span, Owner]) -> tuple[tuple[str, ...], Span]:

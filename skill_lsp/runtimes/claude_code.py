@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from . import Consequence, FieldSpec, Outcome, Runtime, altered
 
@@ -157,22 +158,130 @@ def recover_lines(lines: list[str]) -> Recovery | None:
     return Recovery(out, quoted, shifted)
 
 
-# -- the listing cap ------------------------------------------------------------------------------
+# -- the skill listing ----------------------------------------------------------------------------
+# Claude Code 2.1.332's binary (the functions are named as its bundle names them; docs/runtimes.md quotes them):
+# - the budget (Cdn): SLASH_COMMAND_TOOL_CHAR_BUDGET when it is a non-zero number, else
+#   max(1, floor(context window x characters a token x skillListingBudgetFraction)); the window and the
+#   characters a token are the session's model's (Lm, Hw), the window 200,000 and 4 characters when none is
+#   known, the fraction 0.01. With no fraction set, a server-side experiment (tengu_typed_pebble) may raise
+#   the budget (to at most 100,000), never lower it.
+# - an entry (q3n, W3n, Rdn, rBn): `- NAME: TEXT`, TEXT the description plus ` - ` + when_to_use, cut to
+#   skillListingMaxDescChars - 1 characters and `…` when longer; NAME the skill's name (a plugin's with its
+#   prefix), followed by ` (display name)` when the frontmatter name differs from it; entries are joined by
+#   newlines and measured in display columns (Bun.stringWidth).
+# - skillOverrides (A$e): "name-only" lists `- NAME` alone, "user-invocable-only" and "off" leave the skill out
+#   of the model's listing, as `disable-model-invocation: true` does; keyed by the skill's name.
+# - over budget (q3n): name-only entries and Claude Code's own bundled skills keep their entries; the other
+#   skills, most used first (usage count decayed by a 7-day half-life, per user), keep their description while
+#   it fits; the rest are listed by name alone. Claude Code warns "Skill listing over budget: N skills, X chars
+#   > Y budget — descriptions will be truncated" in its debug log.
+# - settings (Eqs, ws): user (~/.claude/settings.json) < project (.claude/settings.json) < local
+#   (.claude/settings.local.json) < command-line flag < managed policy, merged key by key (lodash mergeWith):
+#   a later file wins a key, and skillOverrides merge skill by skill.
+LISTING_BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
+BUDGET_FRACTION = 0.01  # skillListingBudgetFraction's default (the setting: > 0, <= 1)
+CONTEXT_TOKENS = 200_000  # the window when the session's model is not known
+CHARS_PER_TOKEN = 4  # for the models of FOUR_CHARS_MODELS; 3 for every other model (Hw)
+FOUR_CHARS_MODELS = frozenset({
+    "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-3-5-sonnet", "claude-3-5-haiku", "claude-3-7-sonnet",
+    "claude-opus-4-0", "claude-opus-4-1", "claude-opus-4-5", "claude-opus-4-6", "claude-sonnet-4-0", "claude-sonnet-4-5",
+    "claude-sonnet-4-6", "claude-haiku-4-5",
+})
+# the model catalogue's context windows (`window`; a `[1m]` suffix asks for 1,000,000 where a model allows it)
+MODEL_WINDOWS = {
+    **dict.fromkeys(("claude-haiku-4-5", "claude-sonnet-4-0", "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-opus-4-0",
+                     "claude-opus-4-1", "claude-opus-4-5", "claude-opus-4-6"), 200_000),
+    **dict.fromkeys(("claude-haiku-5-5", "claude-sonnet-5", "claude-sonnet-5-5", "claude-opus-4-7", "claude-opus-4-8",
+                     "claude-opus-5", "claude-opus-5-5", "claude-fable-5", "claude-fable-5-1", "claude-fable-5-2",
+                     "claude-mythos-5", "claude-mythos-5-1", "claude-mythos-5-2"), 1_000_000),
+}
+LONG_WINDOW = 1_000_000
+OVERRIDES = ("on", "name-only", "user-invocable-only", "off")
+_MODEL_DATE = re.compile(r"-(?:\d{8}|latest)(?:-v\d+(?::\d+)?)?$")
+
+
+@dataclass(frozen=True)
+class ListingSettings:
+    """What the settings files say about the skill listing, merged in Claude Code's order."""
+
+    max_desc_chars: int = LISTING_CAP
+    budget_fraction: float | None = None
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    model: str | None = None
+    budget_env: str | None = None  # SLASH_COMMAND_TOOL_CHAR_BUDGET of the settings' `env` (applied to the process)
+
+
+def listing_settings(texts: list[str]) -> ListingSettings:
+    """The settings of these settings.json texts, lowest priority first (user, project, local): a later file
+    wins a key; skillOverrides merge skill by skill. A value of the wrong type is ignored, as Claude Code's
+    schema drops it (`.catch(undefined)`)."""
+    cap, fraction, model, env = LISTING_CAP, None, None, None
+    overrides: dict[str, str] = {}
+    for text in texts:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        value = data.get("skillListingMaxDescChars")
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            cap = value
+        value = data.get("skillListingBudgetFraction")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
+            fraction = float(value)
+        value = data.get("model")
+        if isinstance(value, str) and value.strip():
+            model = value.strip()
+        value = data.get("env")
+        if isinstance(value, dict) and isinstance(value.get(LISTING_BUDGET_ENV), (str, int)):
+            env = str(value[LISTING_BUDGET_ENV])
+        value = data.get("skillOverrides")
+        if isinstance(value, dict):
+            overrides.update({key: each for key, each in value.items() if isinstance(each, str) and each in OVERRIDES})
+    return ListingSettings(cap, fraction, overrides, model, env)
 
 
 def listing_cap(settings_texts: list[str]) -> int:
     """skillListingMaxDescChars from the project's .claude/settings.json and settings.local.json texts (in
     that order; a later file wins), or the default when neither sets a positive integer."""
-    cap = LISTING_CAP
-    for text in settings_texts:
+    return listing_settings(settings_texts).max_desc_chars
+
+
+def model_window(model: str) -> tuple[int, int] | None:
+    """(context window in tokens, characters a token) of a model id, or None when it is not in 2.1.332's
+    catalogue (an alias such as `sonnet` depends on the account and provider)."""
+    name = model.strip().lower()
+    long = name.endswith("[1m]")
+    name = _MODEL_DATE.sub("", name.removesuffix("[1m]"))
+    window = MODEL_WINDOWS.get(name)
+    if window is None:
+        return None
+    return (LONG_WINDOW if long else window), (CHARS_PER_TOKEN if name in FOUR_CHARS_MODELS else 3)
+
+
+def listing_budget(fraction: float | None, model: str | None, env: str | None = None) -> tuple[int, int, str]:
+    """(smallest, largest, how): the listing's budget in characters. One number when it is known (the
+    environment variable, or a model of the catalogue); else the range from a 200,000-token model at 4
+    characters a token to a 1,000,000-token one."""
+    if env is not None:
         try:
-            data = json.loads(text)
+            number = int(float(env.strip()))
         except ValueError:
-            continue
-        value = data.get("skillListingMaxDescChars") if isinstance(data, dict) else None
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            cap = value
-    return cap
+            number = 0
+        if number:
+            return number, number, f"{LISTING_BUDGET_ENV}={number}"
+    share = BUDGET_FRACTION if fraction is None else fraction
+    setting = "" if fraction is None else f" (skillListingBudgetFraction {fraction:g})"
+    known = model_window(model) if model else None
+    if known is not None:
+        window, per_token = known
+        budget = max(1, int(window * per_token * share))
+        return budget, budget, f"{share * 100:g}% of {model}'s {window:,}-token context at {per_token} characters a token{setting}"
+    low = max(1, int(CONTEXT_TOKENS * CHARS_PER_TOKEN * share))
+    high = max(1, int(LONG_WINDOW * CHARS_PER_TOKEN * share))
+    return low, high, (f"{share * 100:g}% of the model's context: {low:,} characters with a 200,000-token model, up to "
+                       f"{high:,} with a 1,000,000-token one{setting}")
 
 
 RUNTIME = Runtime(

@@ -34,6 +34,28 @@ def name_problem(name: str) -> str | None:
     size = len(" ".join(name.split()))
     return f"it is {size} characters long; Codex allows at most {NAME_LIMIT}" if size > NAME_LIMIT else None
 
+# -- the skill listing (Codex 0.171.0; openai/codex codex-rs/core-skills/src/render.rs, read at 0899b7c) -----------
+# The listing gets 2 % of the model's context window in tokens (SKILL_METADATA_CONTEXT_WINDOW_PERCENT), each
+# line `- NAME: DESCRIPTION (file: PATH)` costing its UTF-8 bytes plus a newline over 4, rounded up
+# (approx_token_count); PATH is the SKILL.md's path, or `rN/...` under a table of the roots when that fits more.
+# When the full lines do not fit, the descriptions are shortened, a character at a time round the skills,
+# while every line without its description still fits; when even those do not fit, every description is
+# removed and the skills are listed in order until the budget is spent: the rest are left out whole ("Exceeded
+# skills context budget of 2%. All skill descriptions were removed and N additional skills were not included
+# in the model-visible skills list."). Observed with 0.171.0's `codex debug prompt-input`: 60 skills of 960
+# characters each had their descriptions shortened; of 1,200 skills with short descriptions, 1,105 were listed
+# by name and path and 95 left out. Codex's own system skills (CODEX_HOME/skills/.system) come first.
+LISTING_PERCENT = 2
+BYTES_PER_TOKEN = 4
+# the context windows of the models in 0.171.0's bundled catalogue: the budget is 2 % of the one in use
+CONTEXT_WINDOWS = (272_000, 500_000)
+
+
+def line_tokens(line: str) -> int:
+    """approx_token_count of a listing line and its newline."""
+    return (len(line.encode("utf-8")) + 1 + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
+
+
 RUNTIME = Runtime(
     key="codex",
     label="Codex",

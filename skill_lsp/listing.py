@@ -1,0 +1,488 @@
+"""What each agent's model is shown of its skills, measured against its runtime's budget: one `Listing` per
+Claude session (a ClaudeAgentOptions / query() options call), subagent, project (`.claude/skills`, Codex's
+`.agents/skills`) and AgentDeck agent, with its entries, characters, budget and the entries at risk.
+
+The runtimes' rules are in `runtimes/claude_code.py` and `runtimes/codex.py`, with their evidence. The public
+API (rules, hovers, code lenses, `skill-lsp report` and the VS Code skills view read it, never the internals):
+
+- `listings(model)`: every listing of the workspace, in a stable order.
+- `listings_in(model, path)`: the listings reported in one file (an options call's, a subagent's, a settings file's).
+- `skill_listings(model, skill)`: the listings a skill is an entry of, each with its entry.
+- `Listing`: `runtime`, `title`, `path`, `span`, `entries`, `hidden`, `characters`, `budget` (a `Budget`),
+  `over`, `at_risk`, `dropped_at_least`, `left_out`, `shortened`, `summary()`; `Entry`: `skill`, `name`,
+  `text`, `size`, `bare`, `cut`, `fixed`.
+
+Claude Code drops the descriptions of the least-used skills first, which depends on each user's use: a
+listing names the skills whose description *can* be dropped (`at_risk`) and how many at least are, never which.
+What skill-lsp sees is a lower bound of what the runtime lists (Claude Code adds its own bundled skills, the
+user's skills and plugins; Codex its system skills), so a listing under its budget is never reported as over.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .codecalls import Call
+from .disclosure import agent_skills, agentdeck_block, options_skills
+from .index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
+from .model import Profile, Span
+from .runtimes import claude_code, codex, discovering
+from .textutil import FileTooLarge, read_text
+
+SETTINGS_LIMIT = 1024 * 1024  # a settings file larger than this is not read
+EXACT_CHECKS = 8  # distinct description sizes checked exactly for risk (at_risk)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One skill's line in a listing."""
+
+    skill: SkillEntry
+    name: str  # the name the listing shows
+    text: str  # the line as the runtime renders it (Claude Code: cut at skillListingMaxDescChars)
+    size: int  # its cost in the budget's unit (Claude Code: display columns; Codex: tokens)
+    bare: int  # its cost without the description (Claude Code: `- NAME`; Codex: `- NAME: (file: PATH)`)
+    cut: int = 0  # characters of description and when_to_use beyond the per-entry cap (Claude Code)
+    fixed: bool = False  # listed by name only whatever the budget (skillOverrides "name-only")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A listing's budget: one number when the runtime and its settings fix it, a range when it depends on the
+    model in use (the smallest for the at-risk figures, the largest for a certain overflow); None: none stated."""
+
+    smallest: int | None
+    largest: int | None
+    unit: str  # "characters" | "tokens"
+    how: str  # where the number comes from, in words
+
+    def text(self) -> str:
+        if self.smallest is None:
+            return "no stated budget"
+        if self.smallest == self.largest:
+            return f"{self.smallest:,}"
+        return f"{self.smallest:,}–{self.largest:,}"
+
+
+@dataclass
+class Listing:
+    runtime: str  # "claude-code" | "codex" | "agentdeck"
+    kind: str  # "session" | "subagent" | "project" | "agent"
+    title: str
+    path: Path  # the file it is reported in
+    span: Span  # where in that file
+    entries: list[Entry]
+    budget: Budget
+    characters: int = 0  # the whole listing's cost, in the budget's unit
+    # skills of the set the runtime leaves out of the model's listing, with why
+    hidden: list[tuple[SkillEntry, str]] = field(default_factory=list)
+    at_risk: list[Entry] = field(default_factory=list)  # Claude Code: descriptions that can be dropped
+    dropped_at_least: int = 0  # Claude Code: how many descriptions are dropped whatever the use
+    left_out: list[Entry] = field(default_factory=list)  # Codex: skills left out whole
+    shortened: int = 0  # Codex: characters of description removed to fit
+    complete: bool = True  # False when the set of skills is not statically known
+
+    @property
+    def over(self) -> int:
+        """How far over its smallest budget the listing is (0: it fits)."""
+        if self.budget.smallest is None:
+            return 0
+        return max(0, self.characters - self.budget.smallest)
+
+    @property
+    def over_every_budget(self) -> bool:
+        return self.budget.largest is not None and self.characters > self.budget.largest
+
+    def summary(self) -> str:
+        """The code lens's title: "12 skills · 9,400 characters of 8,000 · 2 at risk"."""
+        count = len(self.entries)
+        parts = [f"{count} skill{'s' if count != 1 else ''}"]
+        unit = self.budget.unit
+        if self.budget.smallest is None:
+            parts.append(f"{self.characters:,} {unit}")
+        else:
+            parts.append(f"{self.characters:,} {unit} of {self.budget.text()}")
+        if self.runtime == "claude-code" and self.at_risk:
+            parts.append(f"{len(self.at_risk)} at risk")
+        if self.left_out:
+            parts.append(f"{len(self.left_out)} left out")
+        elif self.shortened:
+            parts.append("descriptions shortened")
+        return " · ".join(parts)
+
+
+# -- measuring -----------------------------------------------------------------------------------
+
+
+def width(text: str) -> int:
+    """Display columns, as Bun.stringWidth counts them: wide and full-width characters 2, combining marks and
+    format characters 0, the rest 1."""
+    if text.isascii():
+        return len(text)
+    total = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf", "Cc"):
+            continue
+        total += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return total
+
+
+def _utf16_cut(text: str, units: int) -> str:
+    """The longest prefix of text of at most `units` UTF-16 code units (JavaScript's slice)."""
+    if len(text) <= units // 2 or text.isascii() or all(ord(char) < 0x10000 for char in text):
+        return text[:units]
+    used = 0
+    for index, char in enumerate(text):
+        used += 2 if ord(char) >= 0x10000 else 1
+        if used > units:
+            return text[:index]
+    return text
+
+
+def _utf16_length(text: str) -> int:
+    return len(text) + sum(1 for char in text if ord(char) >= 0x10000)
+
+
+def at_risk(extras: list[int], room: int) -> list[bool]:
+    """For each description of `extras` (its cost over its bare entry), whether some order of use leaves it
+    out when descriptions are kept, most used first, while they fit in `room`: it is at risk when the others
+    can fill the room to less than its own cost from its end (a subset of them sums into (room - cost, room])."""
+    if sum(extras) <= room:
+        return [False] * len(extras)
+    if room < 0:
+        return [True] * len(extras)
+    order = sorted(range(len(extras)), key=lambda index: extras[index])
+    total = sum(extras)
+    result = [False] * len(extras)
+    smaller = 0  # the sum of the descriptions before this one in ascending order
+    exact: dict[int, bool] = {}
+    for index in order:
+        cost = extras[index]
+        if cost > room or smaller > room - cost:
+            # alone it does not fit, or the smaller ones (each at most its cost) step into the window
+            result[index] = True
+        elif total - cost > room - cost:
+            if cost not in exact:
+                # the few smallest descriptions come here; past EXACT_CHECKS distinct sizes the rest count as
+                # at risk (information only: too many rather than too few)
+                exact[cost] = len(exact) >= EXACT_CHECKS or _window_reached(
+                    [extras[other] for other in order if other != index], room, cost)
+            result[index] = exact[cost]
+        smaller += cost
+    return result
+
+
+def _window_reached(others: list[int], room: int, cost: int) -> bool:
+    """Whether a subset of others sums into (room - cost, room]: reachable sums as the bits of an integer."""
+    mask = (1 << (room + 1)) - 1
+    reach = 1
+    for value in others:
+        if value <= room:
+            reach = (reach | (reach << value)) & mask
+    return (reach >> (room - cost + 1)) != 0
+
+
+def dropped_at_least(extras: list[int], room: int) -> int:
+    """How many descriptions go whatever the order of use: fewest when the largest go first."""
+    total = sum(extras)
+    count = 0
+    for cost in sorted(extras, reverse=True):
+        if total <= room:
+            break
+        total -= cost
+        count += 1
+    return count
+
+
+# -- Claude Code ---------------------------------------------------------------------------------
+
+
+def _shown_name(skill: SkillEntry, names: set[str]) -> str:
+    """`NAME (display name)` when the frontmatter name differs from the name the skill is invoked by and names no
+    other skill (rBn); the name alone otherwise."""
+    key = skill.key
+    display = (skill.facts.name or "").strip()
+    if (not display or display == key or key.endswith(f":{display}") or display in names
+            or not all(char.isalnum() or char in "_:.-" or unicodedata.category(char).startswith("M") for char in display)):
+        return key
+    return f"{key} ({display})"
+
+
+def claude_entries(skills: list[SkillEntry], settings: claude_code.ListingSettings
+                   ) -> tuple[list[Entry], list[tuple[SkillEntry, str]]]:
+    """The listing's entries for these skills, and the skills it leaves out with why."""
+    entries: list[Entry] = []
+    hidden: list[tuple[SkillEntry, str]] = []
+    names = {skill.key for skill in skills}
+    cap = settings.max_desc_chars
+    for skill in skills:
+        facts = skill.facts
+        plugin = skill.root is not None and skill.root.origin == "plugin"
+        override = None if plugin else settings.overrides.get(skill.key)
+        if facts.unlisted:
+            hidden.append((skill, "disable-model-invocation: true"))
+            continue
+        if override in ("off", "user-invocable-only"):
+            hidden.append((skill, f'skillOverrides "{override}"'))
+            continue
+        if plugin and not facts.description and not facts.when_to_use:
+            hidden.append((skill, "a plugin skill without a description"))
+            continue
+        if override == "name-only":
+            line = f"- {skill.key}"
+            entries.append(Entry(skill, skill.key, line, width(line), width(line), fixed=True))
+            continue
+        text = facts.description or ""
+        if facts.when_to_use:
+            text = f"{text} - {facts.when_to_use}"
+        cut = 0
+        if _utf16_length(text) > cap:
+            kept = _utf16_cut(text, cap - 1)
+            cut = len(text) - len(kept)
+            text = kept + "\u2026"
+        name = _shown_name(skill, names - {skill.key})
+        line = f"- {name}: {text}"
+        entries.append(Entry(skill, name, line, width(line), width(f"- {name}"), cut))
+    return entries, hidden
+
+
+def claude_listing(skills: list[SkillEntry], settings: claude_code.ListingSettings, *, kind: str, title: str,
+                   path: Path, span: Span, model: str | None = None, env: str | None = None,
+                   complete: bool = True) -> Listing:
+    """Claude Code's listing of these skills under these settings, for a session of `model` (None: not known)."""
+    entries, hidden = claude_entries(skills, settings)
+    smallest, largest, how = claude_code.listing_budget(settings.budget_fraction, model or settings.model,
+                                                        env if env is not None else settings.budget_env)
+    listing = Listing("claude-code", kind, title, path, span, entries, Budget(smallest, largest, "characters", how),
+                      hidden=hidden, complete=complete)
+    listing.characters = sum(entry.size for entry in entries) + max(0, len(entries) - 1)
+    if listing.characters > smallest:
+        movable = [entry for entry in entries if not entry.fixed]
+        room = smallest - (sum(entry.size if entry.fixed else entry.bare for entry in entries) + max(0, len(entries) - 1))
+        extras = [entry.size - entry.bare for entry in movable]
+        listing.at_risk = [entry for entry, risky in zip(movable, at_risk(extras, room), strict=True) if risky]
+        listing.dropped_at_least = dropped_at_least(extras, room)
+    return listing
+
+
+# -- Codex -------------------------------------------------------------------------------------------
+
+
+def codex_listing(skills: list[SkillEntry], *, title: str, path: Path, span: Span) -> Listing:
+    """Codex's listing of these skills (its `.agents/skills`), in tokens, against 2 % of the catalogue's
+    smallest and largest context windows."""
+    entries = []
+    for skill in sorted(skills, key=lambda each: each.path.parts):
+        name = skill.facts.name or skill.dir_name
+        description = skill.facts.description or ""
+        where = f"r1/{skill.dir_name}/SKILL.md" if skill.root is None else \
+            f"r1/{os.path.relpath(skill.path, skill.root.path)}".replace(os.sep, "/")
+        bare = f"- {name}: (file: {where})"
+        line = f"- {name}: {description} (file: {where})" if description else bare
+        entries.append(Entry(skill, name, line, codex.line_tokens(line), codex.line_tokens(bare)))
+    low, high = (window * codex.LISTING_PERCENT // 100 for window in codex.CONTEXT_WINDOWS)
+    how = (f"{codex.LISTING_PERCENT}% of the model's context in tokens: {low:,} with a "
+           f"{codex.CONTEXT_WINDOWS[0]:,}-token model, {high:,} with a {codex.CONTEXT_WINDOWS[1]:,}-token one")
+    listing = Listing("codex", "project", title, path, span, entries, Budget(low, high, "tokens", how))
+    listing.characters = sum(entry.size for entry in entries)
+    if listing.characters > low:
+        bare_total = sum(entry.bare for entry in entries)
+        if bare_total <= low:
+            # about: Codex shares the room left by the bare lines among the descriptions, 4 bytes a token
+            written = sum(len(entry.skill.facts.description or "") for entry in entries)
+            listing.shortened = max(0, written - (low - bare_total) * codex.BYTES_PER_TOKEN)
+        else:
+            used = 0
+            for entry in entries:
+                if used + entry.bare <= low:
+                    used += entry.bare
+                else:
+                    listing.left_out.append(entry)
+    return listing
+
+
+# -- AgentDeck -----------------------------------------------------------------------------------
+
+
+def agentdeck_listing(model: Model, agent: AgentEntry) -> Listing:
+    """The agent's disclosure block as AgentDeck builds it; AgentDeck states no budget for it."""
+    block, _, _ = agentdeck_block(model, agent)
+    entries = []
+    for name, skill in agent_skills(model, agent):
+        if skill is None:
+            continue
+        line = f"- {name}: {skill.description if skill.description is not None else ''}"
+        entries.append(Entry(skill, name, line, len(line), len(f"- {name}: ")))
+    listing = Listing("agentdeck", "agent", f"agent {agent.display_name}", agent.path, agent.call.callee_span, entries,
+                      Budget(None, None, "characters", "AgentDeck states no budget for the skills block"))
+    listing.characters = len(block) if entries else 0
+    return listing
+
+
+# -- the workspace's listings ---------------------------------------------------------------------
+
+
+_settings_cache: dict[tuple[str, int, int], str] = {}
+
+
+def _settings_text(path: Path) -> str | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    found = _settings_cache.get(key)
+    if found is None:
+        try:
+            found = read_text(path, SETTINGS_LIMIT)
+        except (OSError, FileTooLarge):
+            return None
+        if len(_settings_cache) > 256:
+            _settings_cache.clear()
+        _settings_cache[key] = found
+    return found
+
+
+def settings_files(model: Model, folder: Path) -> list[Path]:
+    """The settings files a Claude Code session in folder reads, lowest priority first, those that exist."""
+    candidates = []
+    user = next((root.path for root in model.roots.values() if root.origin == "user"), None)
+    if user is not None:
+        candidates.append(user.parent / "settings.json")
+    candidates += [folder / ".claude" / name for name in claude_code.SETTINGS_FILES]
+    return [path for path in candidates if path.is_file()]
+
+
+def claude_settings(model: Model, folder: Path) -> claude_code.ListingSettings:
+    texts = [text for text in (_settings_text(path) for path in settings_files(model, folder)) if text is not None]
+    return claude_code.listing_settings(texts)
+
+
+def _env_budget(call: Call) -> str | None:
+    value = call.keyword("env")
+    if value is None or value.kind != "dict":
+        return None
+    for key, item in value.pairs:
+        if key.text == claude_code.LISTING_BUDGET_ENV and item.text is not None:
+            return item.text
+    return None
+
+
+def session_listing(model: Model, options: OptionsEntry) -> Listing:
+    skills, _ = options_skills(options)
+    value = options.call.keyword("skills")
+    complete = options.registry.complete and (value is None or value.kind in ("none", "list", "tuple")
+                                              or (value.kind == "str" and value.text == "all"))
+    title = f"Claude session (options at line {options.call.span.start.line + 1})"
+    return claude_listing(skills, claude_settings(model, options.folder), kind="session", title=title,
+                          path=options.path, span=options.call.callee_span, model=options.call.string_arg("model"),
+                          env=_env_budget(options.call), complete=complete)
+
+
+def project_skills(model: Model, folder: Path) -> list[SkillEntry]:
+    """The skills of folder's `.claude/skills`: what a Claude Code session in the folder lists of the project
+    (nested `.claude/skills` are listed only while Claude works in their directory; plugins once installed)."""
+    root = model.roots.get(folder / ".claude" / "skills")
+    if root is None:
+        return []
+    return sorted((skill for skill in model.skills.values() if skill.root is root and skill.profile == Profile.CLAUDE),
+                  key=lambda skill: skill.key)
+
+
+def project_listing(model: Model, folder: Path) -> Listing | None:
+    skills = project_skills(model, folder)
+    if not skills:
+        return None
+    files = settings_files(model, folder)
+    project = [path for path in files if path.parent == folder / ".claude"]
+    where = project[0] if project else folder / ".claude" / "skills"
+    return claude_listing(skills, claude_settings(model, folder), kind="project",
+                          title=f"Claude Code in {folder.name} (.claude/skills)", path=where, span=Span.of(0, 0, 0, 0))
+
+
+def subagent_listing(model: Model, definition: DefinitionEntry) -> Listing:
+    """A subagent's listing: the skills of the session it runs in (its options', else the project's), at its
+    own model's budget. (Its `skills` are preloaded whole into its context, not listed.)"""
+    if definition.options is not None:
+        skills, _ = options_skills(definition.options)
+    else:
+        skills = project_skills(model, definition.folder)
+    model_name = definition.call.string_arg("model")
+    if model_name in (None, "inherit") and definition.options is not None:
+        model_name = definition.options.call.string_arg("model")
+    return claude_listing(skills, claude_settings(model, definition.folder), kind="subagent",
+                          title=f"subagent {definition.display_name}", path=definition.path,
+                          span=definition.call.callee_span, model=model_name)
+
+
+def codex_listings(model: Model) -> list[Listing]:
+    found = []
+    for root in sorted(model.roots.values(), key=lambda root: root.path.parts):
+        if not any(runtime.key == "codex" for runtime in discovering(root.origin, root.path, root.profile)):
+            continue
+        skills = [skill for skill in model.skills.values() if skill.root is root]
+        if skills:
+            found.append(codex_listing(skills, title=f"Codex ({root.path.name})", path=root.path,
+                                       span=Span.of(0, 0, 0, 0)))
+    return found
+
+
+def listings(model: Model) -> list[Listing]:
+    """Every listing of the workspace: sessions, subagents, AgentDeck agents, then each folder's projects."""
+    found: list[Listing] = [session_listing(model, options) for options in model.options]
+    found += [subagent_listing(model, definition) for definition in model.definitions]
+    found += [agentdeck_listing(model, agent) for agent in model.agents]
+    for folder in model.folders:
+        project = project_listing(model, folder)
+        if project is not None:
+            found.append(project)
+    found += codex_listings(model)
+    return found
+
+
+def listings_in(model: Model, path: Path) -> list[Listing]:
+    """The listings reported in path: its options calls', subagents' and agents', and a project's when path is
+    the project's settings file."""
+    found: list[Listing] = []
+    _, agents, options = model.entries_in(path)
+    found += [session_listing(model, each) for each in options]
+    found += [subagent_listing(model, each) for each in model.definitions_in(path)]
+    found += [agentdeck_listing(model, each) for each in agents]
+    if path.name in claude_code.SETTINGS_FILES and path.parent.name == ".claude":
+        project = project_listing(model, path.parent.parent)
+        if project is not None and project.path == path:
+            found.append(project)
+    return found
+
+
+def skill_listings(model: Model, skill: SkillEntry) -> list[tuple[Listing, Entry]]:
+    """The listings skill is an entry of: its project's, and every session, subagent or agent that lists it."""
+    found: list[tuple[Listing, Entry]] = []
+    candidates: list[Listing] = []
+    if skill.root is not None and skill.root.origin == "claude":
+        project = project_listing(model, skill.root.path.parent.parent)
+        if project is not None:
+            candidates.append(project)
+    if skill.root is not None and any(runtime.key == "codex" for runtime in skill.runtimes):
+        candidates += [each for each in codex_listings(model) if each.path == skill.root.path]
+    seen: set[int] = set()
+    for _, _, owner in model.agents_using(skill):
+        if id(owner) in seen:
+            continue
+        seen.add(id(owner))
+        if isinstance(owner, OptionsEntry):
+            candidates.append(session_listing(model, owner))
+        elif isinstance(owner, AgentEntry):
+            candidates.append(agentdeck_listing(model, owner))
+    for listing in candidates:
+        entry = next((each for each in listing.entries if each.skill is skill), None)
+        if entry is not None:
+            found.append((listing, entry))
+    return found
+
+
+def registry_skills(registry: Registry) -> list[SkillEntry]:
+    return [bucket[0] for bucket in registry.skills.values() if bucket]
