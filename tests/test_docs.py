@@ -29,6 +29,8 @@ SNIPPETS = {
     "pre-commit-local": "test_docs.py::test_the_local_pre_commit_hook_runs_as_documented",
     "github-action": "editors/test_action.py (e2e), test_docs.py::test_the_action_snippet_uses_the_action_s_inputs",
     "vscode-files-associations": "test_docs.py::test_the_vscode_association_is_the_extension_s_default",
+    "claude-code-plugin": "oracles/test_claude_plugin.py (oracle)",
+    "claude-code-plugin-page": "oracles/test_claude_plugin.py (oracle)",
 }
 # Languages of blocks a reader pastes into a configuration: each must be a marked snippet.
 CONFIGURATION_LANGUAGES = {"yaml", "yml", "toml", "json", "jsonc", "lua"}
