@@ -19,6 +19,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 from .docs import REPO, all_blocks, snippet
 from .helpers import run_cli
 
@@ -149,3 +154,22 @@ def test_the_vscode_association_is_the_extension_s_default() -> None:
     shown = json.loads("{" + text + "}")
     package = json.loads((REPO / "vscode-client" / "package.json").read_text(encoding="utf-8"))
     assert shown == package["contributes"]["configurationDefaults"]
+
+
+def minimum_python() -> str:
+    """The oldest Python the package supports, from pyproject.toml's requires-python (">=3.X")."""
+    with (REPO / "pyproject.toml").open("rb") as file:
+        requires = tomllib.load(file)["project"]["requires-python"]
+    match = re.fullmatch(r">=\s*(3\.\d+)", requires)
+    assert match, requires
+    return match.group(1)
+
+
+def test_the_action_states_the_package_s_minimum_python() -> None:
+    oldest = minimum_python()
+    python = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))["inputs"]["python-version"]
+    assert f"({oldest} or newer)" in python["description"], python["description"]
+    assert tuple(map(int, python["default"].split("."))) >= tuple(map(int, oldest.split(".")))
+    shown = re.search(r'# python-version: "(3\.\d+)"\s+# the Python that runs skill-lsp \((3\.\d+)\+\)',
+                      snippet("github-action"))
+    assert shown and shown.group(2) == oldest, snippet("github-action")

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.docs import snippet
+
 REPO = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
@@ -137,3 +139,21 @@ def test_paths_and_working_directory(installed: Runner, tmp_path: Path) -> None:
     assert both.returncode == 1 and "file=app/.agentdeck/skills/quote-fare/SKILL.md" in both.stdout
     inside = installed.run(STEPS[2], {"working-directory": "app"}, root)
     assert inside.returncode == 1 and "file=.agentdeck/skills/quote-fare/SKILL.md" in inside.stdout
+
+
+def test_the_documented_workflow_steps(installed: Runner, tmp_path: Path) -> None:
+    """docs/ci.md's steps as printed: their `with:` inputs (a --strict check of `.`), then with the inputs it
+    shows commented out switched on too."""
+    text = snippet("github-action")
+    steps = yaml.safe_load(text)
+    uses = steps[1]["uses"].partition("@")[0]
+    assert uses.endswith("/skill-lsp")  # this action: `uses:` checks out this repository
+    inputs = {name: str(value) for name, value in steps[1]["with"].items()}
+    root = project(tmp_path / "repo", WARNED)
+    strict = installed.run(STEPS[2], inputs, root)
+    assert strict.returncode == 1, strict.stderr
+    assert strict.stdout.startswith("::warning file=.agentdeck/skills/quote-fare/SKILL.md,line=4,col=1,")
+    every = yaml.safe_load(re.sub(r"^(\s+)# ([a-z-]+:)", r"\1\2", text, flags=re.MULTILINE))[1]["with"]
+    assert set(every) - set(inputs) == {"python-version", "working-directory"}
+    again = installed.run(STEPS[2], {name: str(value) for name, value in every.items()}, root)
+    assert (again.returncode, again.stdout) == (strict.returncode, strict.stdout)

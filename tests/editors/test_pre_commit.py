@@ -1,4 +1,6 @@
-"""The pre-commit hook (.pre-commit-hooks.yaml) run by the real pre-commit through `pre-commit try-repo`.
+"""The pre-commit hook (.pre-commit-hooks.yaml) run by the real pre-commit: through `pre-commit try-repo`, and
+from the .pre-commit-config.yaml docs/ci.md prints (its repository URL led to a local repository by git's
+`url.<base>.insteadOf`, everything else as printed).
 
 try-repo clones a git repository at HEAD, installs it into a fresh virtualenv with pip and runs the hook.
 So that the test checks this working tree and not whatever was last committed, it builds a temporary
@@ -12,7 +14,6 @@ $SKILL_LSP_PRE_COMMIT_CACHE (default ~/.cache/skill-lsp-pre-commit); each run st
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+
+from tests.docs import snippet
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -118,22 +122,40 @@ def try_repo(hook_repo: Path, checked_repo: Path, scratch: Path) -> subprocess.C
         pytest.fail(f"pre-commit try-repo did not finish in 480 s; output: {error.stdout!r} {error.stderr!r}")
 
 
-def pre_commit_run(hook_repo: Path, checked_repo: Path, scratch: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
-    """`pre-commit run --all-files` with a .pre-commit-config.yaml that uses the hook as a user does
-    (the hook repository at a commit, with args)."""
-    rev = git(hook_repo, "rev-parse", "HEAD").strip()
-    (checked_repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {hook_repo}\n    rev: {rev}\n    hooks:\n      - id: skill-lsp\n"
-        f"        args: {json.dumps(args)}\n", encoding="utf-8")
+DOCUMENTED = snippet("pre-commit")  # docs/ci.md's .pre-commit-config.yaml, as printed
+DOCUMENTED_REPO = yaml.safe_load(DOCUMENTED)["repos"][0]
+
+
+def as_documented(hook_repo: Path) -> dict[str, str]:
+    """git settings under which the documented repository URL leads to hook_repo (pre-commit passes
+    GIT_CONFIG_COUNT/KEY/VALUE to git), and the documented rev names hook_repo's commit: the branch `main`,
+    or a tag this repository really has."""
+    rev = DOCUMENTED_REPO["rev"]
+    if rev != "main":
+        tagged = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"refs/tags/{rev}"], cwd=REPO,
+                                capture_output=True, text=True, timeout=60)
+        assert tagged.returncode == 0, f"docs/ci.md names rev {rev!r}, which is no tag of this repository"
+        git(hook_repo, "tag", rev)
+    return {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{hook_repo}.insteadOf",
+            "GIT_CONFIG_VALUE_0": DOCUMENTED_REPO["repo"]}
+
+
+def pre_commit(hook_repo: Path, checked_repo: Path, scratch: Path, config: str,
+               *command: str) -> subprocess.CompletedProcess[str]:
+    """`pre-commit COMMAND` in checked_repo with this .pre-commit-config.yaml, its repository URL leading to
+    hook_repo."""
+    (checked_repo / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
     commit_all(checked_repo, "pre-commit configuration")
     # a store of its own: the hook environment is built for the commit of hook_repo, once per test
-    env = hook_env(scratch, scratch / "pre-commit")
+    env = {**hook_env(scratch, scratch / "pre-commit"), **as_documented(hook_repo)}
     try:
-        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
-                              cwd=checked_repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=480)
+        return subprocess.run([sys.executable, "-m", "pre_commit", *command], cwd=checked_repo, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=480)
     except subprocess.TimeoutExpired as error:
-        pytest.fail(f"pre-commit run did not finish in 480 s; output: {error.stdout!r} {error.stderr!r}")
+        pytest.fail(f"pre-commit {' '.join(command)} did not finish in 480 s; output: {error.stdout!r} {error.stderr!r}")
+
+
+RUN = ("run", "--all-files", "--color", "never")
 
 
 def test_warnings_are_shown_by_a_passing_hook_and_fail_it_with_strict(hook_repo: Path, tmp_path: Path) -> None:
@@ -148,13 +170,15 @@ def test_warnings_are_shown_by_a_passing_hook_and_fail_it_with_strict(hook_repo:
     git(repo, "init", "--quiet", "--initial-branch=main")
     commit_all(repo, "a skill with a warning")
 
-    passing = pre_commit_run(hook_repo, repo, scratch, [])
+    passing = pre_commit(hook_repo, repo, scratch, DOCUMENTED, *RUN)
     output = passing.stdout + passing.stderr
     assert passing.returncode == 0, output
     assert "Passed" in output, output
     assert ".agentdeck/skills/quote-fare/SKILL.md:4:1: SK111 [warning]" in output, output
 
-    strict = pre_commit_run(hook_repo, repo, scratch, ["--strict"])
+    # the documented snippet with its `# args: [--strict]` line switched on
+    assert "        # args: [--strict]" in DOCUMENTED
+    strict = pre_commit(hook_repo, repo, scratch, DOCUMENTED.replace("# args: [--strict]", "args: [--strict]"), *RUN)
     output = strict.stdout + strict.stderr
     assert strict.returncode == 1, output
     assert "Failed" in output and "SK111 [warning]" in output, output
@@ -185,3 +209,19 @@ def test_the_hook_fails_on_findings_and_passes_once_they_are_fixed(hook_repo: Pa
     assert passing.returncode == 0, output
     assert "Passed" in output, output
     assert "SK106" not in output and "AD101" not in output, output
+
+
+def test_autoupdate_pins_the_documented_rev_to_a_commit(hook_repo: Path, checked_repo: Path, tmp_path: Path) -> None:
+    """docs/ci.md: `pre-commit autoupdate` replaces `main` with the commit it names, and the hook still runs."""
+    scratch = tmp_path / "scratch"
+    (scratch / "user-skills").mkdir(parents=True)
+    updated = pre_commit(hook_repo, checked_repo, scratch, DOCUMENTED, "autoupdate")
+    assert updated.returncode == 0, updated.stdout + updated.stderr
+    config = (checked_repo / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    head = git(hook_repo, "rev-parse", "HEAD").strip()
+    expected = head if DOCUMENTED_REPO["rev"] == "main" else DOCUMENTED_REPO["rev"]
+    assert yaml.safe_load(config)["repos"][0]["rev"] == expected
+    pinned = pre_commit(hook_repo, checked_repo, scratch, config, *RUN)
+    output = pinned.stdout + pinned.stderr
+    assert pinned.returncode == 1 and f"{SKILL}:1:1: SK106" in output, output
+    assert "mutable reference" not in output, output
