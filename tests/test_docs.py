@@ -173,3 +173,17 @@ def test_the_action_states_the_package_s_minimum_python() -> None:
     shown = re.search(r'# python-version: "(3\.\d+)"\s+# the Python that runs skill-lsp \((3\.\d+)\+\)',
                       snippet("github-action"))
     assert shown and shown.group(2) == oldest, snippet("github-action")
+
+
+def test_the_readme_names_the_node_versions_the_build_needs() -> None:
+    """vscode-client/package.json's devEngines (checked against the lock file by the extension's unit tests)."""
+    package = json.loads((REPO / "vscode-client" / "package.json").read_text(encoding="utf-8"))
+    runtime = package["devEngines"]["runtime"]
+    assert runtime["name"] == "node"
+    lines = []
+    for alternative in runtime["version"].split("||"):
+        match = re.fullmatch(r"\^(\d+)\.(\d+)\.0|>=(\d+)", alternative.strip())
+        assert match, alternative
+        lines.append(f"{match.group(1)}.{match.group(2)}+" if match.group(1) else f"{match.group(3)}+")
+    said = ", ".join(lines[:-1]) + " or " + lines[-1] if len(lines) > 1 else lines[0]
+    assert f"(Node.js {said}, and npm)" in (REPO / "README.md").read_text(encoding="utf-8")
