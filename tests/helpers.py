@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -104,6 +105,26 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproc
         [sys.executable, "-m", "skill_lsp", *args], cwd=cwd, env=environment,
         capture_output=True, text=True, timeout=120, check=False,
     )
+
+
+def copy_working_tree(target: Path) -> Path:
+    """A copy of this checkout's files as they are now (tracked and untracked, minus git-ignored ones and any
+    environment inside it), for tests that install or commit the repository as a user would."""
+    listing = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                             cwd=REPO, capture_output=True, text=True, timeout=60)
+    if listing.returncode != 0:
+        pytest.skip(f"{REPO} is not a git checkout: {listing.stderr.strip()}")
+    names = [name for name in listing.stdout.split("\0") if name]
+    # an environment created inside the checkout but not git-ignored (a CI venv, node_modules) is no source
+    environments = {Path(name).parent for name in names if Path(name).name == "pyvenv.cfg"} - {Path(".")}
+    for name in names:
+        if "node_modules" in Path(name).parts or any(Path(name).is_relative_to(env) for env in environments):
+            continue
+        source = REPO / name
+        if source.is_file() and not source.is_symlink():  # a file deleted in the working tree is still listed
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
 
 
 # -- reading findings ---------------------------------------------------------

@@ -25,7 +25,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from .docs import REPO, all_blocks, snippet
-from .helpers import run_cli
+from .helpers import copy_working_tree, run_cli
 
 # Every marked snippet, and the test that runs it. A snippet added to the documentation is marked and added here.
 SNIPPETS = {
@@ -48,6 +48,25 @@ def test_the_readme_starts_with_the_two_commands() -> None:
         "sh", "python3 -m venv .venv && . .venv/bin/activate && pip install . && skill-lsp check examples/\n")
     assert (second.language, second.text) == (
         "sh", "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && python -m pytest -q\n")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not on PATH")
+def test_the_first_command_works_on_a_fresh_clone(tmp_path: Path) -> None:
+    """The README's first command, run by bash as printed in a copy of the checkout: a new virtualenv, skill-lsp
+    and its dependencies from the package index, then the examples' check, whose output docs/command-line.md
+    shows."""
+    first = next(block for block in all_blocks() if block.page == "README.md").text
+    clone = copy_working_tree(tmp_path / "skill-lsp")
+    cache = Path(os.environ.get("SKILL_LSP_PRE_COMMIT_CACHE") or Path.home() / ".cache" / "skill-lsp-pre-commit")
+    env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(PIP_CACHE_DIR=str(cache / "pip"), SKILL_LSP_USER_SKILLS_DIR=str(tmp_path / "no-user-skills"))
+    completed = subprocess.run(["bash", "--noprofile", "--norc", "-c", first], cwd=clone, env=env,
+                               capture_output=True, text=True, timeout=900)
+    assert completed.returncode == 1, completed.stdout[-3000:] + completed.stderr[-3000:]
+    shown = next(block for block in OUTPUTS if block.marker == "skill-lsp check examples/").text
+    assert completed.stdout.endswith(shown), completed.stdout[-3000:]
+    assert (clone / ".venv" / "bin" / "skill-lsp").is_file()
 
 
 def test_every_configuration_block_is_a_known_snippet() -> None:

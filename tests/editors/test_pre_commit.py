@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from tests.docs import snippet
+from tests.helpers import copy_working_tree
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -68,21 +69,7 @@ def commit_all(repo: Path, message: str) -> None:
 @pytest.fixture
 def hook_repo(tmp_path: Path) -> Path:
     """A git repository holding this checkout's working tree, committed."""
-    listing = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-                             cwd=REPO, capture_output=True, text=True, timeout=60)
-    if listing.returncode != 0:
-        pytest.skip(f"{REPO} is not a git checkout: {listing.stderr.strip()}")
-    names = [name for name in listing.stdout.split("\0") if name]
-    # an environment created inside the checkout but not git-ignored (a CI venv, node_modules) is no source
-    environments = {Path(name).parent for name in names if Path(name).name == "pyvenv.cfg"} - {Path(".")}
-    target = tmp_path / "skill-lsp"
-    for name in names:
-        if "node_modules" in Path(name).parts or any(Path(name).is_relative_to(env) for env in environments):
-            continue
-        source = REPO / name
-        if source.is_file() and not source.is_symlink():  # a file deleted in the working tree is still listed
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
+    target = copy_working_tree(tmp_path / "skill-lsp")
     assert (target / ".pre-commit-hooks.yaml").is_file()
     git(target, "init", "--quiet", "--initial-branch=main")
     commit_all(target, "skill-lsp working tree")
