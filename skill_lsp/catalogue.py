@@ -437,7 +437,7 @@ RULES: tuple[Rule, ...] = (
         "colour: blue   # color",
     ),
     Rule(
-        "CF001", "invalid-config", E, "A `[tool.skill-lsp]` setting has an invalid value.",
+        "CF001", "invalid-config", E, "A setting of `[tool.skill-lsp]` or `skill-lsp.toml` has an invalid value.",
         "A setting that cannot be read is ignored and its default used; the finding says which value and why, "
         "instead of the checker failing or silently doing something else.",
         '[tool.skill-lsp]\nselect = "SK1"   # must be a list: ["SK1"]',

@@ -1,7 +1,9 @@
-"""Typed settings: `[tool.skill-lsp]` in pyproject.toml and the same keys from LSP options."""
+"""Typed settings: `.skill-lsp.toml`, `skill-lsp.toml` or `[tool.skill-lsp]` in pyproject.toml, and the same keys
+from LSP options."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -40,10 +42,24 @@ class Config:
     # the files (SKILL.md, .py, pyproject.toml) the server indexes at most per workspace folder,
     # the nearest to the open files first; None: DEFAULT_MAX_FILES. `check` walks everything.
     max_files: int | None = None
-    # the answers of enabled() and severity_of(), asked for every finding and most files
+    # per-file-ignores: (directory the globs are relative to, glob, codes), in the order written
+    per_file_ignores: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # the answers of enabled(), severity_of() and ignored_in(), asked for every finding and most files
     _enabled: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
     _severities: dict[tuple[str, Profile | None], Severity | None] = field(
         default_factory=dict, init=False, repr=False, compare=False)
+    _file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def ignored_in(self, rule: Rule, path: Path) -> bool:
+        """Whether per-file-ignores silences the rule in the file at path."""
+        if not self.per_file_ignores:
+            return False
+        text = str(path)
+        codes = self._file_ignores.get(text)
+        if codes is None:
+            codes = self._file_ignores[text] = tuple(
+                code for base, pattern, listed in self.per_file_ignores if glob_matches(path, base, pattern) for code in listed)
+        return any(_matches(rule, code) for code in codes)
 
     def enabled(self, rule: Rule) -> bool:
         known = self._enabled.get(rule.code)
@@ -75,6 +91,18 @@ class Config:
         return self._severities[key]
 
 
+def glob_matches(path: Path, base: str, pattern: str) -> bool:
+    """A per-file-ignores glob, as ruff's: matched against the path relative to base (the configuration file's
+    directory; `*` also crosses `/`, `**/` any depth), or against the file name alone when it has no `/`."""
+    try:
+        relative = path.relative_to(base).as_posix()
+    except ValueError:
+        return False
+    pattern = pattern.strip().removeprefix("./")
+    return (fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern.replace("**/", ""))
+            or ("/" not in pattern and fnmatch.fnmatchcase(path.name, pattern)))
+
+
 def _matches(rule: Rule, pattern: str) -> bool:
     pattern = pattern.strip()
     return pattern.upper() == "ALL" or rule.code.startswith(pattern.upper()) or rule.name == pattern.lower()
@@ -84,6 +112,8 @@ def _matches(rule: Rule, pattern: str) -> bool:
 class ConfigProblem:
     message: str
     key: str
+    # None: CF001's own (error); a configuration file not read says so as a warning
+    severity: Severity | None = None
 
 
 @dataclass
@@ -91,18 +121,30 @@ class LoadedConfig:
     config: Config
     path: Path | None = None
     problems: list[ConfigProblem] = field(default_factory=list)
+    # set when a file of higher precedence in the same directory is read instead (CONFIG_FILES)
+    shadowed: bool = False
 
     def problem_span(self, problem: ConfigProblem, text: str) -> Span:
-        """Where in pyproject.toml the offending key is written."""
+        """Where in the configuration file the offending key is written."""
         lines = text.splitlines()
-        in_table = False
+        if not problem.key:  # the file as a whole
+            return Span.of(0, 0, 0, len(lines[0]) if lines else 0)
+        own = self.path is not None and self.path.name != "pyproject.toml"  # skill-lsp.toml: the keys at the top
+        in_table = own
         # "severity.SK999": the entry SK999 of the severity table
         leaf, _, entry = problem.key.partition(".")
         for number, line in enumerate(lines):
             stripped = line.strip()
             if stripped.startswith("["):
-                in_table = stripped.startswith("[tool.skill-lsp") or stripped.startswith('[tool."skill-lsp"')
-                if in_table and leaf in stripped:
+                # the table's name below the settings: "" for [tool.skill-lsp] itself, "severity" for its
+                # [tool.skill-lsp.severity] (and a skill-lsp.toml's [severity])
+                name = stripped.split("#", 1)[0].strip().strip("[]").strip().replace('"', "")
+                if not own and not name.startswith("tool.skill-lsp"):
+                    in_table = False
+                    continue
+                name = name if own else name.removeprefix("tool.skill-lsp").lstrip(".")
+                in_table = name == ""
+                if name == leaf:
                     if entry:
                         found = _entry_line(lines, number + 1, entry)
                         if found is not None:
@@ -116,7 +158,7 @@ class LoadedConfig:
                     return Span.of(number, start, number, len(line.rstrip().rstrip(",}").rstrip()))
                 return Span.of(number, len(line) - len(line.lstrip()), number, len(line.rstrip()))
         for number, line in enumerate(lines):
-            if "skill-lsp" in line:
+            if "skill-lsp" in line and not own:
                 return Span.of(number, 0, number, len(line))
         return Span.of(0, 0, 0, 0)
 
@@ -134,8 +176,12 @@ def _entry_line(lines: list[str], start: int, entry: str) -> Span | None:
 
 _KNOWN_KEYS = {
     "select", "extend-select", "ignore", "severity", "roots", "exclude", "user-skills-dir", "user-agents-dir",
-    "max-files",
+    "max-files", "per-file-ignores",
 }
+
+# The configuration files of a directory, the first found applying (as ruff's .ruff.toml, ruff.toml, then
+# pyproject.toml; config_in): a pyproject.toml counts when it has a [tool.skill-lsp] table.
+CONFIG_FILES = (".skill-lsp.toml", "skill-lsp.toml", "pyproject.toml")
 
 USER_SKILLS_ENV = "SKILL_LSP_USER_SKILLS_DIR"
 USER_AGENTS_ENV = "SKILL_LSP_USER_AGENTS_DIR"
@@ -170,8 +216,8 @@ def editor_config(data: dict[str, object], base: Path) -> tuple[Config, list[str
 
 def max_files_of(folder: Path, settings: Config) -> int:
     """How many files the server indexes of a workspace folder: the editor's maxFiles, else the
-    folder's own `[tool.skill-lsp] max-files`, else DEFAULT_MAX_FILES."""
-    project = load_pyproject(folder / "pyproject.toml")
+    folder's own configuration's `max-files`, else DEFAULT_MAX_FILES."""
+    project = config_in(folder)
     return settings.max_files or (project.config.max_files if project else None) or DEFAULT_MAX_FILES
 
 
@@ -261,6 +307,18 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
                 path = path if path.is_absolute() else base / path
                 config = replace(config, user_skills_dir=path) if attribute == "user_skills_dir" else replace(
                     config, user_agents_dir=path)
+    if key("per-file-ignores") in data:
+        value = data[key("per-file-ignores")]
+        if not isinstance(value, dict):
+            problems.append(ConfigProblem(f"'{key('per-file-ignores')}' must be a table of \"glob\" = [\"CODE\", ...]; "
+                                          f"got {value!r}", key("per-file-ignores")))
+        else:
+            entries: list[tuple[str, str, tuple[str, ...]]] = []
+            for pattern, listed in value.items():
+                codes = _codes(listed, f"{key('per-file-ignores')}.{pattern}", problems)
+                if codes:
+                    entries.append((str(base), str(pattern), codes))
+            config = replace(config, per_file_ignores=tuple(entries))
     if key("max-files") in data:
         value = data[key("max-files")]
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -272,9 +330,53 @@ def parse_settings(data: dict[str, Any], base: Path, *, camel: bool = False) -> 
 
 
 def walk_exclude(folder: Path, settings: Config) -> tuple[str, ...]:
-    """The patterns a walk of folder skips: the settings' and its own pyproject.toml's."""
-    loaded = load_pyproject(folder / "pyproject.toml")
+    """The patterns a walk of folder skips: the settings' and its own configuration file's."""
+    loaded = config_in(folder)
     return settings.exclude + (loaded.config.exclude if loaded else ())
+
+
+def config_in(directory: Path) -> LoadedConfig | None:
+    """The configuration file of a directory that applies: the first of CONFIG_FILES there."""
+    for name in CONFIG_FILES:
+        loaded = load_config(directory / name)
+        if loaded is not None:
+            return loaded
+    return None
+
+
+def load_config(path: Path) -> LoadedConfig | None:
+    """A configuration file by its name: a pyproject.toml's [tool.skill-lsp] table, or a skill-lsp.toml's keys;
+    None when there is none."""
+    if path.name == "pyproject.toml":
+        return load_pyproject(path)
+    try:
+        text = read_text(path)
+    except (OSError, FileTooLarge):
+        return None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        return LoadedConfig(Config(), path, [ConfigProblem(f"{path.name} is not valid TOML: {error}", "")])
+    if isinstance(data.get("tool"), dict) and "skill-lsp" in data["tool"]:
+        # the pyproject.toml form pasted as it is: its keys would all be unknown
+        return LoadedConfig(Config(), path, [ConfigProblem(
+            f"{path.name} holds the settings at its top level, without the [tool.skill-lsp] header of pyproject.toml",
+            "tool")])
+    config, problems = parse_settings(data, path.parent)
+    return LoadedConfig(config, path, problems)
+
+
+def shadow(configs: dict[Path, LoadedConfig]) -> None:
+    """Mark the configuration files that another of higher precedence in their directory replaces, and say so
+    on each (a warning: its settings are not read, nor are their problems told)."""
+    for path, loaded in configs.items():
+        rank = CONFIG_FILES.index(path.name)
+        before = next((path.with_name(name) for name in CONFIG_FILES[:rank] if path.with_name(name) in configs), None)
+        if before is not None and not loaded.shadowed:
+            loaded.shadowed = True
+            loaded.problems[:] = [ConfigProblem(
+                f"not read: {before.name} in the same directory applies instead (the first of "
+                f"{', '.join(CONFIG_FILES)} applies)", "", Severity.WARNING)]
 
 
 def load_pyproject(path: Path) -> LoadedConfig | None:
@@ -303,6 +405,7 @@ def merge(base: Config, override: Config) -> Config:
     return Config(
         select=override.select if override.select is not None else base.select,
         extend_select=base.extend_select + override.extend_select,
+        per_file_ignores=base.per_file_ignores + override.per_file_ignores,
         ignore=base.ignore + override.ignore,
         severity=base.severity + override.severity,
         roots=base.roots + override.roots,
@@ -315,7 +418,7 @@ def merge(base: Config, override: Config) -> Config:
 
 def user_skills_dir(settings: Config, folders: list[Path]) -> Path | None:
     """The user's Claude skills: the editor/CLI setting, then `user-skills-dir` of a folder's
-    pyproject.toml, then SKILL_LSP_USER_SKILLS_DIR (empty: none), then ~/.claude/skills."""
+    configuration file, then SKILL_LSP_USER_SKILLS_DIR (empty: none), then ~/.claude/skills."""
     return _user_dir(settings, folders, "user_skills_dir", USER_SKILLS_ENV, lambda: Path.home() / ".claude" / "skills")
 
 
@@ -337,7 +440,7 @@ def _user_dir(settings: Config, folders: list[Path], attribute: str, env_name: s
     configured: Path | None = getattr(settings, attribute)
     if configured is None:
         for folder in folders:
-            loaded = load_pyproject(folder / "pyproject.toml")
+            loaded = config_in(folder)
             if loaded is not None and getattr(loaded.config, attribute) is not None:
                 configured = getattr(loaded.config, attribute)
                 break

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from . import forks
+from .config import CONFIG_FILES
 from .textutil import unreadable_reason
 
 # Never descended into: version control, dependencies, caches.
@@ -536,7 +537,7 @@ class _Walker:
                     bucket = found.python_files
                 elif name.endswith(".md") and agents_dir:
                     bucket = found.python_files
-                elif name == "pyproject.toml":
+                elif name in CONFIG_FILES:
                     bucket = found.pyprojects
                 else:
                     continue

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .codecalls import Call, PySource, PyValue
-from .config import Config, LoadedConfig, merge
+from .config import CONFIG_FILES, Config, LoadedConfig, merge
 from .discovery import (
     split_skill_text,
     within,
@@ -471,7 +471,7 @@ class Model:
     alias_roots: dict[Path, list[Root]] = field(default_factory=dict)
     # SKILL.md files nested in another skill's directory: its documents, not skills (SPEC 2.6)
     documents: set[Path] = field(default_factory=set)
-    # the nearest pyproject.toml holding [tool.skill-lsp] for a directory (None: none), filled as asked
+    # the nearest configuration file (CONFIG_FILES) for a directory (None: none), filled as asked
     _config_dirs: dict[str, Path | None] = field(default_factory=dict, repr=False)
     _config_files: dict[str, Path] | None = field(default=None, repr=False)
     _merged: dict[tuple[Path, Config], Config] = field(default_factory=dict, repr=False)
@@ -548,8 +548,8 @@ class Model:
 
     def _nearest_config(self, directory: str, folder: str) -> Path | None:
         """Walk up to the folder; every directory passed on the way remembers the answer."""
-        if self._config_files is None:
-            self._config_files = {str(config): config for config in self.configs}
+        if self._config_files is None:  # the files that apply (config.shadow)
+            self._config_files = {str(config): config for config, loaded in self.configs.items() if not loaded.shadowed}
         trail: list[str] = []
         found: Path | None = None
         while True:
@@ -557,9 +557,9 @@ class Model:
                 found = self._config_dirs[directory]
                 break
             trail.append(directory)
-            candidate = self._config_files.get(os.path.join(directory, "pyproject.toml"))
-            if candidate is not None:
-                found = candidate
+            found = next((self._config_files[known] for name in CONFIG_FILES
+                          if (known := os.path.join(directory, name)) in self._config_files), None)
+            if found is not None:
                 break
             parent = os.path.dirname(directory)
             if directory == folder or parent == directory or not within(directory, folder):

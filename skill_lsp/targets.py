@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .config import CONFIG_FILES
 from .discovery import is_skill_filename, is_user_agent_path, within
 
 
@@ -20,17 +21,17 @@ class UsageError(Exception):
 
 # What makes a directory a project: a checkout, a Python project, or a runtime's skill root (or
 # settings) in it
-PROJECT_MARKERS = (".git", "pyproject.toml", ".agentdeck", ".claude", os.path.join(".agents", "skills"),
+PROJECT_MARKERS = (".git", *CONFIG_FILES, ".agentdeck", ".claude", os.path.join(".agents", "skills"),
                    os.path.join(".github", "skills"))
 
 CHECKED_FILES = ("SKILL.md files, agent definitions (Python, TypeScript and JavaScript files, subagent Markdown in "
-                 ".claude/agents) and pyproject.toml")
+                 ".claude/agents) and configuration files (pyproject.toml, skill-lsp.toml, .skill-lsp.toml)")
 
 
 def checks_file(path: Path, user_agents: Path | None) -> bool:
     """Whether `check` reads a file of path's kind (the walk's kinds: discovery.walk)."""
     name = path.name
-    if is_skill_filename(name) or name == "pyproject.toml" or name.endswith(".py"):
+    if is_skill_filename(name) or name in CONFIG_FILES or name.endswith(".py"):
         return True
     if name.endswith(".md"):
         if user_agents is not None and is_user_agent_path(path, user_agents):

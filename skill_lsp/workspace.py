@@ -16,7 +16,7 @@ from typing import Protocol
 from .builder import Builder, build
 from .codecalls import PySource
 from .codefiles import is_code_path, parse_code
-from .config import Config, load_pyproject, user_agents_dir, user_skills_dir, walk_exclude
+from .config import Config, load_config, shadow, user_agents_dir, user_skills_dir, walk_exclude
 from .discovery import (
     Listing,
     is_skill_filename,
@@ -185,12 +185,13 @@ class Workspace:
             directories |= listing.directories
             model.unreadable.update(listing.unreadable)
             model.aliases.update(listing.aliases)
-            for pyproject in listing.pyprojects:
-                loaded = load_pyproject(pyproject)
+            for pyproject in listing.pyprojects:  # and skill-lsp.toml files
+                loaded = load_config(pyproject)
                 if loaded is not None:
                     model.configs[pyproject] = loaded
             skill_paths += [(path, folder) for path in listing.skill_files]
             python_paths += [(path, folder) for path in listing.python_files]
+        shadow(model.configs)
         user_agents = self._user_agents = model.user_agents = self.user_agents_dir()
         # the user's subagents: all of them when a folder is (inside) their directory, and otherwise
         # those open or named on the command line only: they are not the project's

@@ -68,7 +68,8 @@ def test_a_file_skill_lsp_does_not_check_is_said_so(projects: Project, named: st
     assert result.out == ""  # no "All checks passed": nothing was checked
     assert result.err == (
         f"skill-lsp: warning: {named} is not a file skill-lsp checks: it checks SKILL.md files, agent definitions "
-        "(Python, TypeScript and JavaScript files, subagent Markdown in .claude/agents) and pyproject.toml\n"
+        "(Python, TypeScript and JavaScript files, subagent Markdown in .claude/agents) and configuration files "
+        "(pyproject.toml, skill-lsp.toml, .skill-lsp.toml)\n"
     )
 
 

@@ -30,6 +30,7 @@ from .helpers import copy_working_tree, run_cli
 # Every marked snippet, and the test that runs it. A snippet added to the documentation is marked and added here.
 SNIPPETS = {
     "pyproject": "test_docs.py::test_the_configuration_snippet_is_read_as_documented",
+    "skill-lsp-toml": "test_config_files.py::test_the_documented_skill_lsp_toml_is_read_as_written",
     "pre-commit": "editors/test_pre_commit.py (e2e), test_docs.py::test_the_pre_commit_snippets_are_valid_configurations",
     "pre-commit-local": "test_docs.py::test_the_local_pre_commit_hook_runs_as_documented",
     "github-action": "editors/test_action.py (e2e), test_docs.py::test_the_action_snippet_uses_the_action_s_inputs",

@@ -58,7 +58,7 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
             text = ""
         reporter = Reporter(config, {})
         for problem in loaded.problems:
-            reporter.report("CF001", path, loaded.problem_span(problem, text), problem.message)
+            reporter.report("CF001", path, loaded.problem_span(problem, text), problem.message, severity=problem.severity)
         return reporter.findings
     return []
 

@@ -59,7 +59,7 @@ class Reporter:
         """severity: the consequence's, decided by the runtimes that discover the file (SK1xx); a
         configured severity for the code still wins over it."""
         rule = BY_CODE[code]
-        if not self.config.enabled(rule):
+        if not self.config.enabled(rule) or (self.config.per_file_ignores and self.config.ignored_in(rule, path)):
             return None
         chosen = self.config.severity_of(rule, profile)
         if severity is not None and rule.code not in self.config.overridden():

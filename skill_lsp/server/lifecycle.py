@@ -25,7 +25,7 @@ from .watch import WorkspaceWatcher
 log = logging.getLogger("skill_lsp.server")
 
 
-WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/plugin.json", "**/marketplace.json", "**/skills/*",
+WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/skill-lsp.toml", "**/.skill-lsp.toml", "**/plugin.json", "**/marketplace.json", "**/skills/*",
             # TypeScript/JavaScript agents and subagent files (.claude/agents, plugins' agents/)
             "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md")
 

@@ -28,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from ..codefiles import is_code_path
-from ..config import user_agents_dir
+from ..config import CONFIG_FILES, user_agents_dir
 from ..discovery import is_skill_filename, is_user_agent_path, real_path_in
 from ..index import Model
 from .convert import Lines
@@ -275,8 +275,8 @@ class SkillLanguageServer(LanguageServer):
         return real_path_in(path, named)
 
     def is_ours(self, path: Path) -> bool:
-        """A file the server analyses: a SKILL.md, a pyproject.toml, or a file that may define agents."""
-        return is_skill_filename(path.name) or path.name == "pyproject.toml" or self.is_agent_file(path)
+        """A file the server analyses: a SKILL.md, a configuration file, or a file that may define agents."""
+        return is_skill_filename(path.name) or path.name in CONFIG_FILES or self.is_agent_file(path)
 
     def is_agent_file(self, path: Path) -> bool:
         """A file that may define agents: code, a subagent file, or one of the user's own subagents."""

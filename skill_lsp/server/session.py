@@ -21,7 +21,7 @@ from typing import Protocol
 from .. import trace
 from ..codecalls import PySource
 from ..codefiles import import_statements, is_code_path, parse_code
-from ..config import Config
+from ..config import CONFIG_FILES, Config
 from ..discovery import (
     Bounded,
     inside_workspace,
@@ -296,8 +296,8 @@ class Session:
         code = is_code_path(path) or self.workspace.is_user_agent(path)
         if code and path.name != "__init__.py":
             return self._reanalyse_python(model, path)
-        if code or is_skill_filename(path.name) or path.name == "pyproject.toml":
-            return self.full_analysis(rescan=path.name == "pyproject.toml")
+        if code or is_skill_filename(path.name) or path.name in CONFIG_FILES:
+            return self.full_analysis(rescan=path.name in CONFIG_FILES)
         return set()
 
     def _reanalyse_python(self, model: Model, path: Path) -> set[Path]:

@@ -28,6 +28,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from ..config import CONFIG_FILES
 from ..discovery import SKIP_DIRS, is_skill_filename
 from ..tssource import is_script_name
 
@@ -51,7 +52,7 @@ def relevant(path: str) -> bool:
     name = os.path.basename(path)
     if any(part in SKIP_DIRS for part in Path(path).parts):
         return False
-    return (is_skill_filename(name) or name.endswith(".py") or name in ("pyproject.toml", "plugin.json", "marketplace.json") or "." not in name
+    return (is_skill_filename(name) or name.endswith(".py") or name in (*CONFIG_FILES, "plugin.json", "marketplace.json") or "." not in name
             or is_script_name(name) or (name.endswith(".md") and os.path.basename(os.path.dirname(path)) == "agents"))
 
 

@@ -292,3 +292,19 @@ async def test_the_paths_in_a_message_are_relative_to_the_workspace_folder(clien
     shop = await diagnostics_for(client, workspace / "shop.py")
     assert "(searched .claude/skills)" in shop[0].message
     assert all(str(workspace) not in item.message for item in agent + shop)
+
+
+async def test_a_skill_lsp_toml_and_its_per_file_ignores_apply_as_they_change(client: LanguageClient, workspace: Path) -> None:
+    agent = workspace / AGENT
+    await diagnostics_for(client, agent, lambda items: codes(items) == ["AD101"])
+    config = workspace / "skill-lsp.toml"
+    config.write_text('[per-file-ignores]\n".agentdeck/agents/**" = ["AD101"]\n', encoding="utf-8")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(config), type=types.FileChangeType.Created)]))
+    await diagnostics_for(client, agent, lambda items: items == [])
+    config.write_text('ignor = ["SK106"]\n\n[per-file-ignores]\n".agentdeck/agents/**" = ["AD101"]\n', encoding="utf-8")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=uri(config), type=types.FileChangeType.Changed)]))
+    items = await diagnostics_for(client, config, lambda items: codes(items) == ["CF001"])
+    assert items[0].range.start.line == 0 and "unknown setting 'ignor'" in items[0].message
+    assert not client.diagnostics.get(uri(agent))
