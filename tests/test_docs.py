@@ -24,7 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from .docs import REPO, all_blocks, snippet
+from .docs import REPO, all_blocks, pages, snippet
 from .helpers import copy_working_tree, run_cli
 
 # Every marked snippet, and the test that runs it. A snippet added to the documentation is marked and added here.
@@ -207,3 +207,31 @@ def test_the_readme_names_the_node_versions_the_build_needs() -> None:
         lines.append(f"{match.group(1)}.{match.group(2)}+" if match.group(1) else f"{match.group(3)}+")
     said = ", ".join(lines[:-1]) + " or " + lines[-1] if len(lines) > 1 else lines[0]
     assert f"(Node.js {said}, and npm)" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def anchors(page: Path) -> set[str]:
+    """The #fragments of a page's headings, as GitHub makes them (lowercase, punctuation dropped, - for spaces)."""
+    text = _FENCED.sub("", page.read_text(encoding="utf-8"))
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+            for heading in re.findall(r"^#+ (.*)$", text, re.MULTILINE)}
+
+
+def test_every_relative_link_leads_somewhere() -> None:
+    """The pages link to each other since the README's move to docs/: every file exists, every #fragment is a
+    heading of its page."""
+    broken = []
+    for page in pages():
+        text = _FENCED.sub("", page.read_text(encoding="utf-8"))
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # https:, mailto:
+            path, _, fragment = target.partition("#")
+            destination = (page.parent / path).resolve() if path else page
+            if not destination.exists():
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such file)")
+            elif fragment and destination.suffix == ".md" and fragment not in anchors(destination):
+                broken.append(f"{page.relative_to(REPO)}: {target} (no such heading)")
+    assert broken == []
