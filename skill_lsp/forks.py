@@ -6,7 +6,7 @@ only skill-lsp's code, writes nothing but its pipe (messages through a Sender, t
 finish), and ends with os._exit: never the parent's exit handlers, buffers or cleanup. What it sends
 is read back (Stream) with the cache's class-restricted Unpickler; whatever a helper that dies did
 not send whole, the parent walks again itself. The skills' analyses go to the standard process pool
-instead (parallel.py), which takes its death signal and its count of workers from here.
+instead (parallel.py over pool.py), which takes its death signal and its count of workers from here.
 
 Children never outlive the process that forked them: each asks the kernel for SIGKILL when its
 parent ends (PR_SET_PDEATHSIG, set in the child before it does anything else), and stop_children

@@ -8,7 +8,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -188,3 +189,11 @@ def counting_forks(monkeypatch: Any, module: Any) -> list[int]:
 
     monkeypatch.setattr(module.os, "fork", counting_fork)
     return forked
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 120) -> None:
+    """Until condition holds, or timeout seconds: a bound against a hang, not a timing (the test's
+    assertions then fail)."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.005)

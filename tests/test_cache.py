@@ -12,7 +12,7 @@ import pytest
 from skill_lsp import parallel
 from skill_lsp.index import SkillJob
 
-from .helpers import Finding, Project, codes, skill_md
+from .helpers import Finding, Project, codes, skill_md, wait_for
 
 
 def age(root: Path, seconds: float = 60) -> None:
@@ -212,8 +212,10 @@ def test_a_worker_that_dies_leaves_what_it_did_not_finish_to_the_parent(project:
             if death == "at its first skill" or (death == "after some chunks" and len(analysed) == 3) or (
                     death == "on the jobs sent after the fork" and sent):
                 die()
-        elif death == "on the jobs sent after the fork":
-            time.sleep(0.05)  # this process slow: the worker gets to the jobs sent to it
+        else:
+            # this process's first analysis waits for the worker to say it reached the point meant (and
+            # died there): meanwhile the worker is given every chunk but the one this process holds
+            wait_for(died.exists)
         return real_analyse(job, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(parallel, "analyse_skill", dying)

@@ -11,7 +11,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "skill_lsp"
 SERVER = PACKAGE / "server"
 # the model and how it is built, and check's analyses, pool and caches (issue 28)
-CORE = ["index.py", "workspace.py", "roots.py", "builder.py", "analysis.py", "parallel.py", "cache.py", "forks.py",
+CORE = ["index.py", "workspace.py", "roots.py", "builder.py", "analysis.py", "parallel.py", "pool.py", "cache.py", "forks.py",
         "outcome.py"]
 # what reads a code file: the calls it makes (the model they are read into), tree-sitter, the Python and the
 # TypeScript reader

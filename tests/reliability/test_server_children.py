@@ -24,7 +24,7 @@ from skill_lsp import forks, parallel
 from skill_lsp.server import CHILD_NICE
 from skill_lsp.server.session import SINCE_MARGIN, Session
 
-from ..helpers import counting_forks, skill_md, write_files
+from ..helpers import counting_forks, skill_md, wait_for, write_files
 from .rpc import Message, RawClient, checked
 
 DEBUG_SERVER = [sys.executable, "-m", "skill_lsp", "serve", "--log-level", "DEBUG"]
@@ -287,13 +287,10 @@ def test_changed_since_names_what_changed_after_the_index_began(workspace: Path)
 
 
 @needs_children
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")  # Python 3.11's pool manager thread
-@pytest.mark.xfail(strict=True, reason="since the standard process pool (2a4f99e) the server's analysis children are "
-                   "reaped by multiprocessing, not by the os.waitpid this test records: the test must observe the "
-                   "kill another way (open bug, closing note of this stop)")
-def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A worker that dies after a few analyses (the pool is then broken): the parent analyses what it
-    took and never sent, and every chunk no worker finished."""
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")  # the pool's own thread fails not
+def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed mid-index (the pool is then broken, and its futures say so): the parent analyses
+    every chunk no worker finished, nothing fails or waits forever, and no worker is left."""
     monkeypatch.setenv(forks.CHILDREN_ENV, "0")
     alone = Session([workspace])
     alone.full_analysis()
@@ -302,29 +299,36 @@ def test_a_child_killed_mid_index_changes_no_finding(workspace: Path, monkeypatc
     parent = os.getpid()
     real = parallel.analyse_skill
     done = [0]
+    killed = tmp_path / "killed"  # the worker's pid, written as it is about to be killed
 
     def dying(*args: Any, **kwargs: Any) -> parallel.Analysis:
         if os.getpid() != parent:
             done[0] += 1
-            if done[0] == 150:  # past its first messages: some chunks sent, some taken and lost
+            if done[0] == 150:  # past its first chunks: some sent, some given and lost
+                killed.write_text(str(os.getpid()), encoding="ascii")
                 os.kill(os.getpid(), signal.SIGKILL)
+        else:
+            # this process's first analysis waits for the kill: meanwhile the worker is given every
+            # chunk but the one this process holds
+            wait_for(killed.exists)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(parallel, "analyse_skill", dying)
     monkeypatch.setattr(parallel, "CHUNK", 8)
-    statuses: list[int] = []  # how each child ended
-    real_waitpid = os.waitpid
+    lost: list[int] = []  # each build's chunks whose worker died, as the pool's futures told (BrokenProcessPool)
+    real_close = parallel.Analyser.close
 
-    def recording(pid: int, options: int) -> tuple[int, int]:
-        result = real_waitpid(pid, options)
-        statuses.append(result[1])
-        return result
+    def closing(self: parallel.Analyser) -> None:
+        lost.append(self.lost)
+        real_close(self)
 
-    monkeypatch.setattr(os, "waitpid", recording)
+    monkeypatch.setattr(parallel.Analyser, "close", closing)
     shared = Session([workspace])
     shared.full_analysis()
     assert shared.loader.forked >= 1
-    assert any(os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL for status in statuses), statuses
+    assert killed.exists(), "no worker reached its 150th skill"
+    assert sum(lost) >= 1, lost
+    assert int(killed.read_text(encoding="ascii")) not in parallel.running() and not parallel.running()
     assert shared.findings == alone.findings
     assert set(shared.model.skills if shared.model else ()) == set(alone.model.skills if alone.model else ())
 
