@@ -93,7 +93,10 @@ def test_each_documented_output_is_what_its_command_prints(block, tmp_path: Path
 
 
 def test_the_examples_output_is_documented() -> None:
-    assert "skill-lsp check examples/" in [block.marker for block in OUTPUTS]
+    shown = next(block for block in OUTPUTS if block.marker == "skill-lsp check examples/").text
+    findings = [line for line in shown.splitlines() if re.match(r"examples/\S+:\d+:\d+: [A-Z]{2}\d{3} ", line)]
+    said = re.search(r"it prints their (\d+)\s+deliberate mistakes", (REPO / "README.md").read_text(encoding="utf-8"))
+    assert said and int(said.group(1)) == len(findings)
 
 
 def test_the_configuration_snippet_is_read_as_documented(project) -> None:
