@@ -1,4 +1,4 @@
-"""argparse front end: serve | check | disclosure | rules."""
+"""argparse front end: serve | check | disclosure | new | rules."""
 
 from __future__ import annotations
 
@@ -372,6 +372,16 @@ def _say_what_is_not_known(disclosure: Disclosure) -> None:
               "and not known statically; they are left out", file=sys.stderr)
 
 
+def command_new(args: argparse.Namespace) -> int:
+    from .newskill import create
+
+    if args.description is None:  # (not argparse's required=: a misspelt --descripton is said so first)
+        raise UsageError("give the skill's --description: what it does and when to use it, the text the model "
+                         "decides from whether the skill applies")
+    print(create(args.target, args.description, Path(os.getcwd()), Config()))
+    return 0
+
+
 def command_rules(args: argparse.Namespace) -> int:
     rules = list(RULES)
     exact = None
@@ -445,6 +455,12 @@ def build_parser() -> argparse.ArgumentParser:
                             "agent's variable, name or line), or a subagent's .md; or a SKILL.md")
     disclosure.add_argument("--user-skills-dir", metavar="DIR")
     disclosure.set_defaults(handler=command_disclosure, usage=disclosure.format_usage, parser=disclosure)
+
+    new = commands.add_parser("new", help="start a skill: a SKILL.md every runtime of its root accepts")
+    new.add_argument("target", metavar="PATH|NAME", help="the skill's directory (.claude/skills/pdf-tools), or a name "
+                     "for the one skill root of the current directory")
+    new.add_argument("-d", "--description", help="what the skill does and when to use it (required)")
+    new.set_defaults(handler=command_new, usage=new.format_usage, parser=new)
 
     rules = commands.add_parser("rules", help="the rule catalogue")
     rules.add_argument("code", nargs="?", metavar="CODE", help="a rule's code or name, or a prefix as --select takes it (SK1)")
