@@ -287,7 +287,11 @@ def server_figures(manifest: Manifest, env: dict[str, str], samples: int, repeat
         skill = Path(manifest.sample_skill)
         agent_text = agent.read_text(encoding="utf-8")
         skill_text = skill.read_text(encoding="utf-8")
-        for path, text, language in ((agent, agent_text, "python"), (skill, skill_text, "markdown")):
+        # a skill of .claude/skills, one choice of a third of the skills (SK310 compares their descriptions)
+        claude = min((root / ".claude/skills").iterdir()) / "SKILL.md"
+        claude_text = claude.read_text(encoding="utf-8")
+        for path, text, language in ((agent, agent_text, "python"), (skill, skill_text, "markdown"),
+                                     (claude, claude_text, "markdown")):
             client.notify("textDocument/didOpen", {"textDocument": {"uri": uri(path), "languageId": language,
                                                                     "version": 1, "text": text}})
         time.sleep(0.5)
@@ -299,6 +303,9 @@ def server_figures(manifest: Manifest, env: dict[str, str], samples: int, repeat
         # each edit alternates between the file as it was and the changed text (of the sample number)
         edits: dict[str, tuple[Path, str, Callable[[int], str]]] = {
             "SKILL.md edit": (skill, skill_text, lambda _: skill_text.replace("\n---\n", "\nlicence: MIT\n---\n", 1)),
+            # new words in a description: the skill's pairs, and those sharing a word whose count moved, judged again
+            "SKILL.md description edit (SK310)": (claude, claude_text, lambda _: claude_text.replace(
+                "description: ", "description: Merge the scanned pdf files of an audit. ", 1)),
             "SKILL.md name edit": (skill, skill_text,
                                    lambda _: skill_text.replace(f"name: {name}\n", f"name: {name}-renamed\n", 1)),
             # the same misspelt skill name each time: its "did you mean" is searched once, then kept while

@@ -319,6 +319,22 @@ RULES: tuple[Rule, ...] = (
         enabled_by_default=False,
     ),
     Rule(
+        "SK310", "overlapping-descriptions", W,
+        "Two skills one agent chooses from have descriptions so alike that the model cannot tell which applies.",
+        "A model picks a skill from its name and description alone: Claude Code 2.1.332's Skill tool tells the model "
+        "that \"available skills appear ... with one-line descriptions\" and to call the one \"a listed skill "
+        "covers\", and its plugin scaffold says of `description` \"this string is what Claude matches the user's "
+        "request against\". Two skills of one choice — an AgentDeck agent's `skills=[...]`, a Claude session's "
+        "`skills=[...]`, a subagent's `skills`, or one root a runtime loads whole (`.claude/skills`, a plugin's "
+        "skills, `.agents/skills`) — whose descriptions claim the same requests leave it guessing, so one of them "
+        "rarely fires. Compared without a model: content words and adjacent word pairs, each weighted by how few "
+        "skills of that choice hold it, so a template's wording shared by a whole collection makes no pair alike "
+        "(docs/overlap.md; threshold calibrated on the ecosystem check). A warning on both entries of the list, "
+        "information on both SKILL.md files naming the other skill and the wording they share. A judgement, not a "
+        "runtime's refusal: hence no error.",
+        'skills=["pdf", "pdf-tools"]   # both: "Extract text and tables from PDF files, fill forms, merge PDFs"',
+    ),
+    Rule(
         "AD101", "unknown-skill", E, "An agent lists a skill its Deck's registry does not have.",
         "`Deck.build()` fails on a name in `Agent(skills=[...])` that none of the Deck's roots holds, just as "
         "it does for an unknown handoff or MCP server. The nearest names are suggested for the first 1,000 "

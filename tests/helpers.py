@@ -34,9 +34,12 @@ def text_of(text: str) -> str:
     return text[1:] if text.startswith("\n") else text
 
 
-def skill_md(name: str | None = "demo", description: str | None = "Do the demo thing.", *, extra: str = "",
+def skill_md(name: str | None = "demo", description: str | None = "", *, extra: str = "",
              body: str = "Follow these steps.\n") -> str:
-    """A SKILL.md with the given frontmatter fields (None leaves a field out) and body."""
+    """A SKILL.md with the given frontmatter fields (None leaves a field out) and body. The description is by default
+    the skill's own ("Do the demo thing."): skills whose descriptions were all the same would be alike (SK310)."""
+    if description == "":
+        description = f"Do the {name or 'demo'} thing."
     lines = ["---"]
     if name is not None:
         lines.append(f"name: {name}")

@@ -19,7 +19,8 @@ from .helpers import REPO
 FIGURES = [
     "1 cold check", "2 warm check (cache)", "3 server start → workspace diagnostics",
     "4 didChange → diagnostics: SKILL.md edit", "4 didChange → diagnostics: SKILL.md name edit",
-    "4 didChange → diagnostics: agent file edit", "5 hover", "5 completion", "5 definition", "5 references",
+    "4 didChange → diagnostics: agent file edit", "4 didChange → diagnostics: SKILL.md description edit (SK310)",
+    "5 hover", "5 completion", "5 definition", "5 references",
     "6 peak RSS: server", "6 peak RSS: check",
 ]
 

@@ -17,8 +17,9 @@ LETTER = {"error": "E", "warning": "W", "information": "I", "hint": "H"}
 # Rules of the tool itself, not of skills: not in SPEC's catalogue of skill diagnostics.
 TOOL_RULES = {"CF001"}
 # Rules added after SPEC §3 was written, each by an issue that asked for it: SK207 hidden-text ("What the model will
-# see", §3: text the model reads and a reviewer does not).
-NEWER_RULES = {"SK207"}
+# see", §3: text the model reads and a reviewer does not) and SK310 overlapping-descriptions (§2: two descriptions
+# the model cannot tell apart).
+NEWER_RULES = {"SK207", "SK310"}
 # Where the runtime's own evidence overrules SPEC §3's severity for the claude profile (SPEC §2.4: "where a
 # runtime's own source or documentation says otherwise, it wins"): SK108's display label is information, since
 # `claude plugin validate` 2.1.332 does not flag it and a plugin's skill is offered by its frontmatter name too

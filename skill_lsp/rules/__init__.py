@@ -9,10 +9,12 @@ from ..config import Config
 from ..discovery import is_skill_filename, within
 from ..index import Model, SkillEntry
 from ..model import Finding
+from ..overlap import overlapping_skills
 from ..textutil import FileTooLarge, is_too_large, read_text
 from .body import check_oversized_skill
 from .code import check_agent, check_deck, check_definition, check_options, report_notes
 from .encoding import check_encoding
+from .overlap import check_list_overlaps, check_skill_overlaps, overlap_quiet
 from .registry import check_skill_registry, registry_quiet, sharing_a_key
 from .report import Reporter
 from .skills import check_skill
@@ -40,10 +42,13 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
             check_deck(model, deck, reporter)
         for agent in agents:
             check_agent(model, agent, reporter)
+            check_list_overlaps(model, agent, reporter)
         for options in options_calls:
             check_options(model, options, reporter)
+            check_list_overlaps(model, options, reporter)
         for definition in model.definitions_in(path):
             check_definition(model, definition, reporter)
+            check_list_overlaps(model, definition, reporter)
         report_notes(path, python.source, reporter)
         return sorted(reporter.findings, key=Finding.sort_key)
     if path in _oversized_skills(model):
@@ -70,6 +75,7 @@ def _skill_findings(model: Model, skill: SkillEntry, config: Config, cache: DirC
     else:
         check_skill(model, skill, reporter, cache)
     check_skill_registry(model, skill, reporter)
+    check_skill_overlaps(model, skill, reporter)
     findings = reporter.findings
     return sorted(findings, key=Finding.sort_key) if len(findings) > 1 else findings
 
@@ -98,11 +104,12 @@ def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None)
     cache: DirCache = {} if dir_cache is None else dir_cache
     result: dict[Path, list[Finding]] = {}
     shared = sharing_a_key(model)
+    involved = overlapping_skills(model) if settings.enabled(BY_CODE["SK310"]) or model.configs else set()
     for path, skill in model.skills.items():  # as file_findings does, without looking each one up
         if skill.external:
             continue
         config = model.config_for(path, settings)
-        if skill.local_findings == [] and registry_quiet(model, skill, config, shared):
+        if skill.local_findings == [] and registry_quiet(model, skill, config, shared) and overlap_quiet(skill, config, involved):
             continue  # nothing of its own and nothing of its registry's: most skills
         findings = _skill_findings(model, skill, config, cache)
         if findings:

@@ -22,16 +22,11 @@ from .. import trace
 from ..codecalls import PySource
 from ..codefiles import import_statements, is_code_path, parse_code
 from ..config import CONFIG_FILES, Config
-from ..discovery import (
-    Bounded,
-    inside_workspace,
-    is_skill_filename,
-    real_path_in,
-    within,
-)
+from ..discovery import Bounded, inside_workspace, is_skill_filename, real_path_in, within
 from ..index import Model
 from ..model import Finding
 from ..nearest import may_reach
+from ..overlap import skill_changed
 from ..rules import DirCache, file_findings, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem
@@ -347,7 +342,7 @@ class Session:
         parsed = self.workspace.parse(path, text, python=False)
         assert isinstance(parsed, SkillFile)
         skill = model.skills[path]
-        old_name, old_key = skill.name, skill.key
+        old_name, old_key, old_description = skill.name, skill.key, skill.description
         skill.file = parsed
         affected = {path}
         if skill.key != old_key:
@@ -361,6 +356,7 @@ class Session:
         for name in {skill.key, old_key, old_name, skill.name, skill.dir_name}:
             for listing_path, _, _ in model.listings.get(name or "", []):
                 affected.add(listing_path)
+        affected |= skill_changed(model, skill, old_description, old_key, old_name)  # SK310's pairs
         # SK301 lands on the other copies of a duplicated name too
         for deck in model.decks:
             if deck.registry is not None:

@@ -1,0 +1,503 @@
+"""Overlapping descriptions: the skills one agent chooses from whose descriptions are so alike that the model cannot tell which applies (SK310), found without a model call.
+
+A model picks a skill from its name and description alone, so two skills of one choice whose descriptions
+claim the same requests leave it guessing. The choices (`choices_of`): an AgentDeck agent's `skills=[...]`, a
+Claude session's `skills=[...]`, a subagent's `skills`, and every skill of one root a session loads whole (a
+project's `.claude/skills`, a plugin's skills, `.agents/skills`).
+
+What is compared, and why (docs/overlap.md has it with an example):
+
+- **Words.** A description is lowercased and split into words (letters and digits); common English words and
+  the words every skill description uses ("use", "when", "skill", "user", "asks"...) are dropped, and a plural
+  is folded into its singular (`files` → `file`, `queries` → `query`). The terms of a description are its
+  words and its pairs of adjacent words (`extract table`): pairs tell "merge pdf" from "split pdf" where words
+  alone would not.
+- **Rarity within the choice.** A term counts for a pair by how few skills of the choice hold it: fully when only
+  the two do, less for each further skill (`weight`), nothing once more than `RARE` skills, or all of a small
+  choice, hold it. A template's wording shared by a whole collection therefore makes no pair alike, and in a
+  large choice only the rare terms are looked at: an inverted index of them gives the candidate pairs, so the
+  skills are never compared all against all.
+- **Score.** The rarity-weighted shared terms over the geometric mean of the two descriptions' numbers of terms
+  (a cosine of their sets of terms in which a shared term weighs its rarity): 1 for two identical descriptions
+  only these two skills use, near 0 for two that share only what every skill says. `THRESHOLD`, calibrated on
+  the public repositories of the ecosystem check (docs/ecosystem.md), marks a pair alike.
+
+Deterministic (no model, no randomness) and exact under edits: a description's change touches the pairs of that
+skill and the pairs sharing a term whose count in the choice moved (`Choice.update`), at most `RARE`² / 2 pairs
+per term.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+import re
+import weakref
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import chain, pairwise
+from pathlib import Path
+
+from .codecalls import PyValue
+from .index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Root, SkillEntry
+
+__all__ = ["RARE", "THRESHOLD", "Choice", "Overlap", "choices_of", "overlapping_pairs", "overlapping_skills", "skill_changed", "terms_of"]
+
+# a term held by more skills of a choice than this tells no pair apart (and is not indexed)
+RARE = 24
+# a choice of at most this many skills has every pair judged (and is judged again whole after an edit)
+SMALL = 24
+# the score from which two descriptions are alike (calibrated: docs/ecosystem.md, "SK310")
+THRESHOLD = 0.55
+# the roots whose skills a runtime offers all together: a project's .claude/skills, a plugin's skills
+# (every skill of an installed plugin), .agents/skills (Codex, VS Code) and a Codex plugin's skills
+SESSION_ORIGINS = frozenset({"claude", "plugin", "spec", "codex-plugin"})
+
+# English function words, and the words that skill descriptions all use to say when they apply
+STOPWORDS = frozenset("""
+a about above after again against all almost also always am an and any anything are around as at be because been
+before being below between both but by can cannot could did do does doing done down during each either else etc even
+ever every for from further get gets getting had has have having he her here hers him his how however i if in into is
+it its itself just let lets like may me might more most much must my need needed needs no nor not now of off often on
+once one only or other others otherwise our ours out over own per please rather same shall she should since so some
+something such than that the their theirs them then there these they this those through thus to too under until up
+upon us use used uses using very via want wanted wants was we well were what whatever when whenever where whether
+which while who whom whose why will with within without would yet you your yours yourself
+skill skills user users asks ask asked asking request requests requested invoke invoked trigger triggers triggered
+triggering help helps task tasks claude agent agents model tool tools provide provides providing including include
+includes e g eg ie i.e work works working make makes new
+""".split())
+
+_WORD = re.compile(r"[^\W_]+")
+# what splits words, for str.translate: the ASCII punctuation (any other character the regular expression
+# above splits at is found in the rare text that holds one)
+_SPLIT = str.maketrans({char: " " for char in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
+
+
+def _fold(word: str) -> str:
+    """A plural folded into its singular: `files` → `file`, `queries` → `query`, `classes` → `class`."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
+        return word[:-1]
+    return word
+
+
+_FOLDED: dict[str, str] = {}  # a word as written -> as compared ("" when it is not compared)
+
+
+def _content(word: str) -> str:
+    if word in STOPWORDS or len(word) < 2 or word.isdigit():
+        folded = ""
+    else:
+        folded = _fold(word)
+        folded = "" if folded in STOPWORDS else folded
+    if len(_FOLDED) < 200_000:
+        _FOLDED[word] = folded
+    return folded
+
+
+@functools.lru_cache(maxsize=65536)
+def words_of(description: str) -> tuple[str, ...]:
+    """The description's content words in order, folded (`Extracts tables from PDFs` → extract, table, pdf)."""
+    lowered = description.lower()
+    # split at ASCII punctuation and white space (C speed); the regular expression only for other text
+    words = lowered.translate(_SPLIT).split() if lowered.isascii() else _WORD.findall(lowered)
+    known = _FOLDED
+    return tuple(folded for word in words if (folded := known.get(word) if word in known else _content(word)))
+
+
+@functools.lru_cache(maxsize=65536)
+def terms_of(description: str | None) -> frozenset[str]:
+    """The terms compared: the content words and each pair of adjacent content words."""
+    if not description:
+        return frozenset()
+    words = words_of(description)
+    return frozenset((*words, *map(" ".join, pairwise(words))))
+
+
+def weight(held: int, size: int) -> float:
+    """How much a term held by `held` skills of a choice of `size` tells the two that share it apart from the
+    rest: 1 when only the two hold it, falling like an inverse document frequency to 0 when every skill of
+    the choice holds it, or more than RARE do."""
+    if held <= 2:
+        return 1.0
+    top = min(size, RARE)
+    if held >= top:
+        return 0.0
+    return math.log((top + 1) / held) / math.log((top + 1) / 2)
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Two skills of one choice with alike descriptions: their score, the longest run of words both
+    descriptions have (`phrase`, lowercased; empty when shorter than three words) and their shared rare
+    words, rarest first."""
+
+    first: SkillEntry
+    second: SkillEntry
+    score: float
+    phrase: str
+    words: tuple[str, ...]
+
+    def other(self, skill: SkillEntry) -> SkillEntry:
+        return self.second if skill is self.first else self.first
+
+    def wording(self) -> str:
+        """The shared wording as a message shows it."""
+        if self.phrase:
+            return f'"{self.phrase}"'
+        return ", ".join(f"'{word}'" for word in self.words)
+
+
+class _Counts(dict[str, int]):
+    """The number of skills holding each term, counted when first asked for (a small choice asks about few)."""
+
+    def __init__(self, terms: dict[int, frozenset[str]]) -> None:
+        super().__init__()
+        self.terms = terms
+
+    def __missing__(self, term: str) -> int:
+        found = self[term] = sum(term in terms for terms in self.terms.values())
+        return found
+
+
+class Choice:
+    """The skills one agent chooses from, with the counts of their terms, an inverted index of the terms and
+    the alike pairs, kept exact as descriptions change (`update`)."""
+
+    def __init__(self, skills: Iterable[SkillEntry], label: str, owner: Owner | None = None, root: Root | None = None) -> None:
+        self.label = label  # "the skills of .claude/skills", "agent 'support'"
+        self.owner = owner
+        self.root = root
+        self.skills: dict[int, SkillEntry] = {}
+        for skill in skills:
+            self.skills.setdefault(id(skill), skill)
+        self.size = len(self.skills)
+        self.terms: dict[int, frozenset[str]] = {key: terms_of(skill.description) for key, skill in self.skills.items()}
+        # term -> the number of skills holding it (a small choice counts a term when first asked)
+        self.count: dict[str, int] = _Counts(self.terms) if self.size <= SMALL else Counter(
+            chain.from_iterable(self.terms.values()))
+        # the terms every skill of a small choice holds (weightless there): left out before counting
+        self.common = frozenset.intersection(*self.terms.values()) if 3 <= self.size <= SMALL else frozenset()
+        # a term weighs something while fewer than `limit` skills hold it; its weight by that count
+        self.limit = max(min(self.size, RARE), 3)
+        self.weights = [weight(held, self.size) for held in range(self.limit)]
+        self.alike: dict[int, dict[int, Overlap]] = {}
+        # a large choice's inverted index of the terms that weigh: term -> the skills holding it
+        self.held: dict[str, set[int]] = {}
+        if self.size <= SMALL:  # every pair
+            keys = sorted(self.terms)
+            for index, a in enumerate(keys):
+                for b in keys[index + 1:]:
+                    self._judge(a, b)
+            return
+        rare = {term for term, held in self.count.items() if 2 <= held < self.limit}
+        for key, terms in self.terms.items():
+            for term in terms & rare:
+                self.held.setdefault(term, set()).add(key)
+        # the candidate pairs, those sharing a term that weighs, with the weight they share: only the pairs
+        # that can reach the threshold are judged
+        shared: dict[tuple[int, int], float] = {}
+        for holders in self.held.values():
+            if 2 <= len(holders) < self.limit:
+                part = self.weights[len(holders)]
+                ordered = sorted(holders)
+                for index, a in enumerate(ordered):
+                    for b in ordered[index + 1:]:
+                        shared[a, b] = shared.get((a, b), 0.0) + part
+        for (a, b), total in shared.items():
+            if total >= (THRESHOLD - 1e-9) * math.sqrt(len(self.terms[a]) * len(self.terms[b])):
+                self._judge(a, b)
+
+    def __contains__(self, skill: SkillEntry) -> bool:
+        return self.skills.get(id(skill)) is skill
+
+    def score(self, a: int, b: int) -> float:
+        first, second = self.terms[a], self.terms[b]
+        both = first & second
+        if self.common:
+            both -= self.common
+        # every weight is at most 1: too few shared terms cannot reach the threshold, whatever they weigh
+        norm = math.sqrt(len(first) * len(second))
+        if not both or len(both) < THRESHOLD * norm - 1e-9:
+            return 0.0
+        # fsum: the same total in whatever order the shared terms come (an edited choice equals a fresh one)
+        count, limit, weights = self.count, self.limit, self.weights
+        return math.fsum(weights[held] for term in both if (held := count[term]) < limit) / norm
+
+    def _judge(self, a: int, b: int) -> bool:
+        """Record whether a and b are alike; whether that (or what is said of it) changed."""
+        score = self.score(a, b)
+        before = self.alike.get(a, {}).get(b)
+        if score < THRESHOLD:
+            if before is None:
+                return False
+            del self.alike[a][b], self.alike[b][a]
+            return True
+        if before is not None and before.score == score:
+            return False
+        if str(self.skills[a].path) > str(self.skills[b].path):  # told in the same order in any model
+            a, b = b, a
+        overlap = Overlap(self.skills[a], self.skills[b], score, *_shared_wording(self, a, b))
+        self.alike.setdefault(a, {})[b] = overlap
+        self.alike.setdefault(b, {})[a] = overlap
+        return True
+
+    def partners(self, skill: SkillEntry) -> list[Overlap]:
+        """The skill's alike pairs in this choice, best first."""
+        found = self.alike.get(id(skill), {}) if skill in self else {}
+        return sorted(found.values(), key=lambda overlap: (-overlap.score, str(overlap.other(skill).path)))
+
+    def pairs(self) -> list[Overlap]:
+        """Every alike pair, best first."""
+        found = {id(overlap): overlap for partners in self.alike.values() for overlap in partners.values()}
+        return sorted(found.values(), key=lambda overlap: (-overlap.score, str(overlap.first.path), str(overlap.second.path)))
+
+    def update(self, skill: SkillEntry) -> set[SkillEntry]:
+        """The skill's description changed: recount its terms and judge again every pair whose score may have
+        moved; the skills whose alike pairs changed."""
+        key = id(skill)
+        if key not in self.terms:
+            return set()
+        old, new = self.terms[key], terms_of(skill.description)
+        if old == new:
+            return set()
+        if self.size <= SMALL:  # judged again whole
+            was = {a: dict(partners) for a, partners in self.alike.items() if partners}
+            self.terms[key] = new
+            self.count = _Counts(self.terms)
+            self.common = frozenset.intersection(*self.terms.values()) if self.size >= 3 else frozenset()
+            self.alike = {}
+            keys = sorted(self.terms)
+            for index, a in enumerate(keys):
+                for b in keys[index + 1:]:
+                    self._judge(a, b)
+            now = {a: partners for a, partners in self.alike.items() if partners}
+            return {self.skills[a] for a in was.keys() | now.keys() if was.get(a) != now.get(a)}
+        top = self.limit
+        touched: set[tuple[int, int]] = {(key, other) for other in self.alike.get(key, {})}
+        count, held = self.count, self.held
+        for term in old ^ new:
+            before = count[term]
+            after = before + (1 if term in new else -1)
+            holders: set[int] | None = None
+            if before < top or after < top:
+                # it weighs, before or after: the pairs holding it are judged again
+                holders = self._holders(term, before, term in old, key)
+                others = sorted(holders - {key})
+                touched.update((a, b) for index, a in enumerate(others) for b in others[index + 1:])
+            if after:
+                count[term] = after
+            else:
+                del count[term]
+            if 2 <= after < top:
+                assert holders is not None
+                held[term] = (holders | {key}) if term in new else (holders - {key})
+            else:
+                held.pop(term, None)
+        self.terms[key] = new
+        # the skill's own candidates with its new terms
+        for term in new:
+            holders = held.get(term)
+            if holders is not None:
+                touched.update((key, other) for other in holders if other != key)
+        changed: set[SkillEntry] = set()
+        for a, b in touched:
+            if self._judge(a, b):
+                changed.add(self.skills[a])
+                changed.add(self.skills[b])
+        return changed
+
+
+    def _holders(self, term: str, count: int, ours: bool, key: int) -> set[int]:
+        """The skills holding term (count of them; ours: whether key does) — the index has the terms that
+        weigh, the others are looked for."""
+        found = self.held.get(term)
+        if found is not None:
+            return set(found)
+        if count == 0 or (count == 1 and ours):
+            return {key} if ours else set()
+        return {other for other, terms in self.terms.items() if term in terms}
+
+
+def _shared_wording(choice: Choice, a: int, b: int) -> tuple[str, tuple[str, ...]]:
+    first, second = choice.skills[a].description or "", choice.skills[b].description or ""
+    left, right = _WORD.findall(first.lower()), _WORD.findall(second.lower())
+    match = difflib.SequenceMatcher(None, left, right, autojunk=False).find_longest_match(0, len(left), 0, len(right))
+    phrase = " ".join(left[match.a: match.a + match.size]) if match.size >= 3 else ""
+    order = words_of(first)
+    shared = set(order) & set(words_of(second))
+    weights = {word: weight(choice.count[word], choice.size) for word in shared}
+    rarest = sorted((word for word in shared if weights[word] > 0), key=lambda word: (-weights[word], order.index(word)))
+    return phrase, tuple(rarest[:5])
+
+
+# -- the choices of a model --------------------------------------------------------------------------------------
+
+
+def listed_skills(owner: Owner) -> list[tuple[PyValue, SkillEntry]]:
+    """The entries of an agent's, session's or subagent's `skills` list with the skill each names (the first
+    entry naming a skill; unknown names left out). A session with `skills="all"` or none lists nothing."""
+    value = owner.call.keyword("skills")
+    if value is None or value.kind not in ("list", "tuple"):
+        return []
+    found: list[tuple[PyValue, SkillEntry]] = []
+    seen: set[int] = set()
+    if isinstance(owner, DefinitionEntry):
+        resolve = owner.resolver()
+    elif isinstance(owner, OptionsEntry):
+        resolve = owner.registry.session_lookup
+    else:
+        registries = [registry for _, registry in owner.registries() if registry is not None]
+
+        def resolve(name: str) -> SkillEntry | None:
+            return next((skill for registry in registries if (skill := registry.lookup(name)) is not None), None)
+    for item in value.items:
+        if item.kind != "str" or item.text is None:
+            continue
+        skill = resolve(item.text)
+        if skill is not None and id(skill) not in seen:
+            seen.add(id(skill))
+            found.append((item, skill))
+    return found
+
+
+def owner_label(owner: Owner) -> str:
+    if isinstance(owner, AgentEntry):
+        return f"the agent '{owner.display_name}'"
+    if isinstance(owner, DefinitionEntry):
+        return f"the subagent '{owner.display_name}'"
+    return f"the session of {owner.call.assigned_to or 'the options'} (line {owner.call.span.start.line + 1})"
+
+
+class Choices:
+    """A model's choices, each made when first asked for and kept exact through edits (`skill_changed`)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = weakref.ref(model)
+        self.lists: dict[int, tuple[Owner, Choice]] = {}
+        self._roots: dict[Path, Choice] | None = None
+        self._involved: set[int] | None = None
+
+    def involved(self) -> set[int]:
+        """overlapping_skills': every choice is made the first time."""
+        if self._involved is None:
+            model = self.model()
+            found: set[int] = set()
+            owners: tuple[Owner, ...] = (*model.agents, *model.options, *model.definitions) if model is not None else ()
+            for choice in (*self.roots().values(), *(self.of_owner(owner) for owner in owners)):
+                found.update(key for key, partners in choice.alike.items() if partners)
+            self._involved = found
+        return self._involved
+
+    def of_owner(self, owner: Owner) -> Choice:
+        kept = self.lists.get(id(owner))
+        if kept is not None and kept[0] is owner:
+            return kept[1]
+        model = self.model()
+        if model is not None and len(self.lists) > 2 * (len(model.agents) + len(model.options) + len(model.definitions)) + 8:
+            current = {id(each) for each in (*model.agents, *model.options, *model.definitions)}
+            self.lists = {key: kept for key, kept in self.lists.items() if key in current and kept[0] in (
+                *model.agents, *model.options, *model.definitions)}
+        choice = Choice((skill for _, skill in listed_skills(owner)), owner_label(owner), owner=owner)
+        self.lists[id(owner)] = (owner, choice)
+        if self._involved is not None:
+            self._involved.update(key for key, partners in choice.alike.items() if partners)
+        return choice
+
+    def roots(self) -> dict[Path, Choice]:
+        if self._roots is None:
+            model = self.model()
+            grouped: dict[Path, tuple[Root, list[SkillEntry]]] = {}
+            if model is not None:
+                for skill in model.skills.values():
+                    root = skill.root
+                    if root is not None and root.origin in SESSION_ORIGINS and not skill.external and not skill.misnamed:
+                        grouped.setdefault(root.path, (root, []))[1].append(skill)
+            self._roots = {path: Choice(skills, f"the skills of {_shown(root)}", root=root)
+                           for path, (root, skills) in grouped.items() if len(skills) > 1}
+        return self._roots
+
+    def of_skill(self, skill: SkillEntry) -> list[Choice]:
+        """The choices holding the skill: its root's, and the lists of the agents that list it."""
+        model = self.model()
+        found = []
+        root = self.roots().get(skill.root.path) if skill.root is not None else None
+        if root is not None and skill in root:
+            found.append(root)
+        if model is not None:
+            owners = {id(owner): owner for _, _, owner in model.agents_using(skill)}
+            found += [choice for owner in owners.values() if skill in (choice := self.of_owner(owner))]
+        return found
+
+
+def _shown(root: Root) -> str:
+    return f"{root.path.parent.name}/{root.path.name}/"
+
+
+_CHOICES: dict[int, Choices] = {}
+
+
+def choices_of(model: Model) -> Choices:
+    """The model's choices (kept while the model lives)."""
+    found = _CHOICES.get(id(model))
+    if found is None or found.model() is not model:
+        found = _CHOICES[id(model)] = Choices(model)
+        weakref.finalize(model, _CHOICES.pop, id(model), None)
+    return found
+
+
+def overlapping_skills(model: Model) -> set[int]:
+    """The skills (by identity) alike another in some choice of the model, and perhaps a few more (a skill
+    edited since, an agent's list since replaced): SK310's only candidates on SKILL.md files."""
+    return choices_of(model).involved()
+
+
+def overlapping_pairs(model: Model, owner: Owner) -> list[Overlap]:
+    """The alike pairs among the skills one agent, session or subagent lists, best first: for `skill-lsp
+    report` and the skills view. (A session with `skills="all"` lists none: its project's root choices are
+    `choices_of(model).roots()`.)"""
+    return choices_of(model).of_owner(owner).pairs()
+
+
+def skill_changed(model: Model, skill: SkillEntry, old_description: str | None, old_key: str,
+                  old_name: str | None) -> set[Path]:
+    """After a SKILL.md edit (its facts already the new ones, its registries' keys moved): the files whose SK310
+    findings may have changed — the skills whose alike pairs changed and the lists holding them."""
+    renamed = {old_key, skill.key, old_name or "", skill.name or ""} - {""} if (old_key, old_name) != (
+        skill.key, skill.name) else set()
+    kept = _CHOICES.get(id(model))
+    if kept is None or kept.model() is not model:
+        return set()
+    affected: set[Path] = set()
+    if renamed:
+        # the lists naming it before or after resolve other skills now: made again when next asked for
+        owners = {id(owner) for name in renamed for _, _, owner in model.listings.get(name, [])}
+        for key, (owner, choice) in list(kept.lists.items()):
+            if key in owners or skill in choice:
+                affected.add(owner.path)
+                affected |= {member.path for member in choice.skills.values()}
+                del kept.lists[key]
+        for owner in (owner for name in renamed for _, _, owner in model.listings.get(name, [])):
+            affected.add(owner.path)
+            affected |= {member.path for member in kept.of_owner(owner).skills.values()}
+    if old_description == skill.description:
+        return affected
+    choices = [choice for _, choice in kept.lists.values()]
+    if kept._roots is not None:
+        choices += kept._roots.values()
+    for choice in choices:
+        if skill in choice:
+            moved = choice.update(skill)
+            if moved:
+                if kept._involved is not None:
+                    kept._involved.update(id(member) for member in moved)
+                affected |= {member.path for member in moved}
+                if choice.owner is not None:
+                    affected.add(choice.owner.path)
+    return affected

@@ -1,0 +1,7 @@
+from agentdeck import Agent
+
+support = Agent(
+    name="support",
+    instructions="Help.",
+    skills=["pdf", "sheets", "pdf-tools"],
+)
