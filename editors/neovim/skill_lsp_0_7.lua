@@ -75,6 +75,29 @@ end
 
 local skill_lsp_clients = {} -- root directory -> client id
 
+-- <C-x><C-o> from the moment the file opens, not only once the server has attached (until then Neovim would
+-- say "omnifunc is not set"): the server's completion when it is ready, else a word on why nothing comes.
+function _G.skill_lsp_omnifunc(findstart, base)
+  local bufnr = vim.api.nvim_get_current_buf()
+  for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if client.name == 'skill_lsp' and client.initialized then
+      return vim.lsp.omnifunc(findstart, base)
+    end
+  end
+  if findstart == 1 then
+    local id = skill_lsp_clients[skill_lsp_root(vim.api.nvim_buf_get_name(bufnr))]
+    if id ~= nil and vim.lsp.get_client_by_id(id) ~= nil then
+      vim.notify('skill-lsp is still starting (it indexes the project first): <C-x><C-o> completes once it is ready',
+        vim.log.levels.WARN)
+    else
+      vim.notify('skill-lsp is not running for this file: is `skill-lsp` on your PATH? '
+        .. 'Its log: :lua print(vim.lsp.get_log_path())', vim.log.levels.WARN)
+    end
+    return -3 -- nothing to complete: leave completion mode
+  end
+  return {}
+end
+
 local function skill_lsp_attach(bufnr)
   local path = vim.api.nvim_buf_get_name(bufnr)
   if path == '' or vim.bo[bufnr].buftype ~= '' then
@@ -83,6 +106,14 @@ local function skill_lsp_attach(bufnr)
   if vim.bo[bufnr].filetype == 'markdown' and not skill_lsp_wants_markdown(path) then
     return -- other Markdown files are not skills
   end
+  -- set now, and again once the filetype plugins have set theirs (markdown's is HTML tags); on_attach sets
+  -- the server's own
+  vim.bo[bufnr].omnifunc = 'v:lua.skill_lsp_omnifunc'
+  vim.schedule(function()
+    if vim.api.nvim_buf_is_valid(bufnr) and vim.bo[bufnr].omnifunc ~= 'v:lua.vim.lsp.omnifunc' then
+      vim.bo[bufnr].omnifunc = 'v:lua.skill_lsp_omnifunc'
+    end
+  end)
   local root = skill_lsp_root(path)
   local client_id = skill_lsp_clients[root]
   if client_id == nil or vim.lsp.get_client_by_id(client_id) == nil then

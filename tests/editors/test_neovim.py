@@ -215,3 +215,32 @@ def test_every_documented_snippet_is_valid_lua(tmp_path: Path) -> None:
     completed = run_nvim(["-u", "NONE", "-c", check, "-c", "qall!"], tmp_path, isolated_env(tmp_path / "home"))
     assert report.exists(), completed.stderr
     assert report.read_text(encoding="utf-8") == ""
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        # a server that never answers initialize: still starting
+        (["sleep", "60"], "skill-lsp is still starting (it indexes the project first): <C-x><C-o> completes once it is ready"),
+        # no such command: not running
+        (["/nonexistent/skill-lsp", "serve"], "skill-lsp is not running for this file: is `skill-lsp` on your PATH? "
+                                              "Its log: :lua print(vim.lsp.get_log_path())"),
+    ],
+)
+@pytest.mark.parametrize("file", [".agentdeck/skills/broken/SKILL.md", ".agentdeck/agents/booking/agent.py"])
+def test_completion_before_the_server_attaches_says_why_nothing_comes(tmp_path: Path, command: list[str], said: str,
+                                                                      file: str) -> None:
+    """Not Neovim's "omnifunc is not set" (an agent file) nor HTML tags (markdown's own): the config's omnifunc is
+    there from the start, and says what is going on."""
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    result = tmp_path / "result.json"
+    env = isolated_env(tmp_path / "home", SKILL_LSP_SERVER_CMD=json.dumps(command), SKILL_LSP_NVIM_RESULT=str(result),
+                       SKILL_LSP_NVIM_FILE=file)
+    completed = run_nvim(["-u", str(CONFIG), "-c", f"luafile {HERE / 'nvim_omni_driver.lua'}"], project, env)
+    assert result.exists(), f"exit {completed.returncode}\n{completed.stdout}\n{completed.stderr}"
+    seen = json.loads(result.read_text(encoding="utf-8"))
+    assert seen["errors"] == []
+    assert seen["omnifunc"] == "v:lua.skill_lsp_omnifunc"  # markdown's own (HTML tags) does not replace it
+    assert said in seen["messages"]
+    assert "omnifunc is not set" not in seen["messages"]
