@@ -13,7 +13,8 @@ Figures, for a corpus of N skills and N/10 agent files (benchmarks/generate.py):
 1. cold `skill-lsp check --no-cache` — floor: read every SKILL.md, compose its
    frontmatter with libyaml, read every Python file (benchmarks/floors.py); and
    its variants against it, in turn with it: one process (no pool), and every
-   `--variant LABEL=TREE` (another source tree: e.g. the hand-made pool's commit);
+   `--variant LABEL=TREE` (another source tree, or a git revision: e.g. the
+   hand-made pool's commit, d9d248e, or the hand-made walk's, 3b8eb90);
 2. warm `skill-lsp check` (its cache filled, nothing changed) — floor: walk the
    tree and stat every file;
 3. server start -> diagnostics published for the whole workspace (the best of
@@ -557,6 +558,19 @@ def check_figures(manifest: Manifest, env: dict[str, str], repeat: int, skills_r
     return rows
 
 
+def variant_tree(tree: str, out: Path) -> str:
+    """A variant's source tree: TREE itself when it is a directory, else a git revision of this
+    repository checked out (detached, once) under OUT/variants/REV: `--variant "hand-made walk=3b8eb90"`."""
+    if Path(tree).is_dir():
+        return tree
+    checkout = out / "variants" / tree
+    if not checkout.is_dir():
+        checkout.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "-C", str(HERE.parent), "worktree", "add", "--detach", str(checkout), tree], check=True,
+                       stdout=subprocess.DEVNULL)
+    return str(checkout)
+
+
 def variant_figures(manifest: Manifest, env: dict[str, str], repeat: int, variants: dict[str, str]) -> list[Row]:
     """Figure 1's variants, each run in turn with our cold check so that load hits all alike: the same
     check in one process (no pool: what parallelism buys), and each --variant, another source tree of
@@ -691,8 +705,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chart", type=Path, help="where to write the chart (default OUT/benchmark.png)")
     parser.add_argument("--no-skills-ref", action="store_true", help="skip figure 7")
     parser.add_argument("--variant", action="append", default=[], metavar="LABEL=TREE",
-                        help="figure 1 again with another source tree of skill-lsp (run with PYTHONPATH=TREE), "
-                             "alternating with ours; repeatable")
+                        help="figure 1 again with another source tree of skill-lsp (run with PYTHONPATH=TREE; a git "
+                             "revision instead of a directory is checked out under OUT/variants), alternating with "
+                             "ours; repeatable")
     parser.add_argument("--figures", default="1,2,3,4,5,6,7,8",
                         help="comma-separated figures to measure (1-2 and 7 run check, 3-6 and 8 the server; 6 needs either)")
     args = parser.parse_args(argv)
@@ -700,7 +715,7 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 1 if args.quick else args.repeat
     samples = 5 if args.quick else args.samples
     figures = {part.strip() for part in args.figures.split(",") if part.strip()}
-    variants = dict(item.split("=", 1) for item in args.variant)
+    variants = {label: variant_tree(tree, args.out) for label, tree in (item.split("=", 1) for item in args.variant)}
     for tree in variants.values():  # compiled as ours is (compile_bytecode)
         import compileall
 

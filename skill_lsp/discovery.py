@@ -12,6 +12,7 @@ from pathlib import Path, PurePath
 
 from . import forks
 from .config import CONFIG_FILES
+from .pool import Deal, Piece, Pool
 from .textutil import unreadable_reason
 
 # Never descended into: version control, dependencies, caches.
@@ -216,31 +217,17 @@ def inside_workspace(path: Path, folders: list[Path]) -> bool:
     return any(within(real, Path(os.path.realpath(folder))) for folder in folders)
 
 
-# A parallel walk forks at the first directory with this many subdirectories (a skills root
-# worth a second process), and from there on shares out the subdirectories of every directory
-# with at least SHARE_FROM of them; the directories above those are listed by each process.
+# A walk shares its tree with a process pool from the first directory with this many subdirectories
+# (a skills root worth a second process) on: the subdirectories of every directory with at least
+# SHARE_FROM of them are cut into pieces of SHARE, walked by the pool's workers (given from the
+# front) and by this process (from the back, once it has walked the rest), so that whichever is
+# busy (check imports its analysers meanwhile, ~40 ms) or slowed by the machine walks fewer, and
+# neither waits for the other at the end.
 FORK_FROM = 256
 SHARE_FROM = 16
-# Shared subdirectories are claimed this many at a time: every process takes the next chunk number
-# from one pipe (four bytes a read; a read holds the pipe's lock, so no chunk is taken twice) when
-# it is done with its last chunk. A process busy with other work meanwhile (check imports its
-# analysers, ~40 ms) or slowed by the machine takes fewer, and none waits for another at the end.
-CLAIM = 16
-CLAIMS = 1 << 14  # chunk numbers put in the pipe: 64 KiB, what a pipe holds
-# A helper sends what it found whenever it has walked this many directories (a skill directory
-# each, mostly); the stream's end mark after its last part says its share came whole.
-SEND_EVERY = 2000
-
-
-class _Claims:
-    """A shared directory's chunks of subdirectories, numbered from base on in the order every
-    process lists the shared directories (the same in each: all list them alike)."""
-
-    __slots__ = ("base", "chunks")
-
-    def __init__(self, base: int, chunks: list[list[tuple[str, str, bool]]]) -> None:
-        self.base = base
-        self.chunks = chunks
+SHARE = 64
+# Seconds this process waits for a worker's piece before it looks at its deadline again.
+LOOK_EVERY = 0.02
 
 
 class WalkStopped(Exception):
@@ -252,32 +239,45 @@ def walk(folder: Path, exclude: tuple[str, ...] = (), helpers: int = 0,
          deadline: float | None = None, limit: int | None = None, meanwhile_grace: float = 0.0) -> Listing:
     """Every file of interest under folder; symlinks out of folder are never followed.
 
-    With helpers, up to that many forked processes share a large tree's walk with this one (on
-    Linux: a fork shares the walk's state as it is). A walk that entered a directory through a
-    symlink, or lost a process, is done again alone: which of two ways into one directory is kept
-    depends on the walk's order. `meanwhile` is called once the helpers are forked, before this
-    process goes on with its (then smaller) share; a walk that does not fork never calls it. `keep`
-    (kept_from_exclusion's) are excluded paths walked all the same. A walk any of whose processes is
-    still under way at deadline (time.monotonic()), or has found limit files, raises WalkStopped;
-    the time meanwhile took moves this process's deadline, by meanwhile_grace seconds at most.
+    With helpers, a process pool of that many workers shares a large tree's walk with this one (see
+    FORK_FROM). A shared walk that entered a directory through a symlink is done again alone: which
+    of two ways into one directory is kept depends on the walk's order. `meanwhile` is called once
+    this process has walked all but the pieces it shares (the workers walk those meanwhile), before
+    it takes its own; a walk that does not share never calls it. `keep` (kept_from_exclusion's) are excluded paths walked all
+    the same. A walk still under way at deadline (time.monotonic()), or that has found limit files,
+    raises WalkStopped; the time meanwhile took moves this process's deadline, by meanwhile_grace
+    seconds at most (the workers' pieces keep the deadline they were given).
     """
     exclude = keeping(exclude, keep)
     walker = _Walker(folder, exclude, helpers, meanwhile, deadline=deadline, limit=limit)
     walker.meanwhile_grace = meanwhile_grace
     try:
         walker.run()
-        shared = walker.collect()
     finally:
         walker.stop()
     if walker.left or walker.found.stopped:
         raise WalkStopped(folder)
-    if shared and (walker.found.linked or not walker.complete):
+    shared = walker.deal is not None
+    if shared and walker.found.linked:
         walker = _Walker(folder, exclude, 0, deadline=deadline, limit=limit)
         walker.run()
         if walker.left:
             raise WalkStopped(folder)
     root = str(folder)
     return walker.found.listing(unique=shared, made=walker.made, folder=root, real_root=os.path.realpath(root))
+
+
+# What the workers of a walk's pool walk under (its folder and exclusions): set while they are forked.
+_shared_walk: tuple[Path, tuple[str, ...], int | None] | None = None
+
+
+def _walk_piece(piece: list[tuple[str, str, bool]], deadline: float | None) -> _Found:
+    """(In a pool's worker) what a piece of a shared walk holds."""
+    assert _shared_walk is not None
+    folder, exclude, limit = _shared_walk
+    walker = _Walker(folder, exclude, 0, limit=limit, deadline=deadline)
+    walker.walk(list(piece))
+    return walker.found
 
 
 class _Found:
@@ -408,7 +408,9 @@ class _Walker:
                  skip: frozenset[str] = frozenset(), limit: int | None = None, deadline: float | None = None,
                  abandoned: Callable[[], bool] | None = None) -> None:
         self.folder = folder
-        # a bounded walk (walk_nearest, never forked): where it starts below folder, the directories
+        self.root = str(folder)
+        self.real_root = os.path.realpath(self.root)
+        # a bounded walk (walk_nearest, never shared): where it starts below folder, the directories
         # walked already, the files it may add, and the directories it left when it stopped
         self.start = start
         self.skip = skip
@@ -421,65 +423,60 @@ class _Walker:
         self.meanwhile = meanwhile
         self.meanwhile_grace = 0.0  # (walk's)
         self.found = _Found()
-        self.part = 0  # this process's number in a shared walk (0: the one that forked)
-        self.parts = 1
-        # a shared walk's pipe of chunk numbers (see CLAIM), filled with `supply` of them before the
-        # fork: a chunk numbered past them (a tree too wide for the pipe) is dealt in turn instead
-        self.claims = -1
-        self.supply = 0
-        self.numbered = 0  # chunk numbers given to the shared directories listed so far
-        self.held: int | None = None  # a number taken that belongs to a directory still ahead
-        # (the forking process) the Paths of the skill and Python files found, made between its
-        # chunks while the helpers walk instead of all at the end; how many of each list are made
+        self.seen: set[str] = set()  # the real paths of the directories walked
+        # a shared walk's pool, and its pieces of wide directories (see SHARE)
+        self.pool: Pool | None = None
+        self.deal: Deal[list[tuple[str, str, bool]]] | None = None
+        # the Paths of the skill and Python files found (or merged), made between pieces while the
+        # workers walk instead of all at the end; how many of each list are made
         self.made: dict[str, Path] = {}
         self.made_counts = [0, 0]
-        self.children: list[forks.Stream] = []
-        # a helper's stream to the parent: what the pipe cannot take waits in memory, so that the
-        # helper walks on while the parent does other work (the server's head start imports its
-        # protocol meanwhile: a helper waiting on a full pipe for 0.4 s ran past its deadline, and
-        # the head start was lost at 10,000 skills)
-        self.sender: forks.Sender | None = None
-        self.complete = True
 
     def run(self) -> None:
-        try:
-            self._run()
-        except BaseException:
-            if self.part > 0:
-                forks.fail()  # a helper never returns into its parent's code; the parent walks again
-            raise
-        if self.sender is not None:
-            self.sender.send(self.found)
-            self.sender.finish()
+        """The walk from the start (the folder), then the pieces shared with the pool."""
+        start = self.start or self.root
+        self.walk([(start, os.path.realpath(start) if self.start else self.real_root, False)])
+        if self.deal is not None and not self.left and not self.found.stopped:
+            if self.meanwhile is not None:
+                began = time.monotonic()
+                self.meanwhile()
+                if self.deadline is not None:
+                    # the deadline bounds the walking, not the work done meanwhile (the server imports
+                    # its protocol then: a third of a second, more on a busy machine), up to its grace
+                    self.deadline += min(time.monotonic() - began, self.meanwhile_grace)
+            self.deal.run(self._walk_here, self._take_in, until=self._over, wait=LOOK_EVERY)
+            if self.deal.left and not self.found.stopped:
+                self.left = self.deal.left
 
-    def _run(self) -> None:
-        folder, exclude, found = self.folder, self.exclude, self.found
-        root = str(folder)
-        real_root = os.path.realpath(root)
+    def _walk_here(self, piece: Piece[list[tuple[str, str, bool]]]) -> None:
+        self.walk(list(piece.work))
+        self._make_paths()
+
+    def _take_in(self, _: object, found: _Found) -> None:
+        """Merge a worker's piece as it comes."""
+        self.found.merge(found)
+        self._make_paths()
+
+    def _over(self) -> bool:
+        """Whether the walk must stop (at its deadline, its limit, or a piece that stopped at them)."""
+        if self.found.stopped or (self.limit is not None and _count(self.found) >= self.limit) or (
+                self.deadline is not None and time.monotonic() > self.deadline):
+            self.found.stopped = True
+        return self.found.stopped
+
+    def walk(self, stack: list[tuple[str, str, bool]]) -> None:
+        """Walk the directories on stack (path, its real path, whether it is a piece's) and below."""
+        folder, exclude, found, seen = self.folder, self.exclude, self.found, self.seen
+        root, real_root = self.root, self.real_root
         real_prefix = real_root if real_root.endswith(os.sep) else real_root + os.sep
-        seen: set[str] = set()
-        # (path, its real path, whether its subtree is this process's alone): the real path
-        # follows lexically until a symlink is crossed
-        start = self.start or root
-        stack: list[tuple[str, str, bool] | _Claims] = [(start, os.path.realpath(start) if self.start else real_root, False)]
         limit, deadline, abandoned = self.limit, self.deadline, self.abandoned
         while stack:
-            # (found.stopped: a helper's part said it stopped, and the walk is lost whatever this
-            # process walks on: the head start's walk of /usr went on 0.4 s past its helpers')
             if (limit is not None and _count(found) >= limit) or (deadline is not None and time.monotonic() > deadline) \
                     or found.stopped or (abandoned is not None and abandoned()):
                 self.left = len(stack)
                 self.found.stopped = True
                 break
-            item = stack.pop()
-            if isinstance(item, _Claims):
-                stack += self._claim(item)
-                continue
-            directory, real, alone = item
-            # A helper lists the files of the chunks it claimed only. What lies outside them, every
-            # process walks (so that all number the shared directories alike), and the forking one
-            # lists: listed twice, a file counted twice towards the limit.
-            listing_files = alone or self.part == 0
+            directory, real, alone = stack.pop()
             if real in seen:
                 continue  # a symlink loop, or a directory reached twice
             seen.add(real)
@@ -522,7 +519,7 @@ class _Walker:
                             found.aliases[entry.path] = target
                             subdirectories.append((entry.path, target, alone))
                             continue
-                    if not listing_files or not entry.is_file():
+                    if not entry.is_file():
                         continue
                 except OSError:
                     continue
@@ -548,107 +545,35 @@ class _Walker:
                 del found.skill_files[counts[0]:], found.python_files[counts[1]:], found.pyprojects[counts[2]:]
                 continue
             if not alone and len(subdirectories) >= SHARE_FROM:
-                if self.parts == 1 and len(subdirectories) >= FORK_FROM and self.helpers > 0:
-                    self.fork()
-                    found = self.found  # a child starts afresh
-                    deadline = self.deadline  # (moved by the work done meanwhile)
-                if self.parts > 1:
-                    # every process lists this directory: each claims chunks of what is below
-                    subdirectories.sort()
-                    owned = [(path, real_path, True) for path, real_path, _ in subdirectories]
-                    claims = _Claims(self.numbered, [owned[start : start + CLAIM] for start in range(0, len(owned), CLAIM)])
-                    self.numbered += len(claims.chunks)
-                    stack.append(claims)
+                if self.deal is None and len(subdirectories) >= FORK_FROM and self.helpers > 0:
+                    self._start_pool()
+                if self.deal is not None:
+                    self._share(subdirectories)
                     continue
             stack += subdirectories
 
-    def _claim(self, claims: _Claims) -> list[tuple[str, str, bool] | _Claims]:
-        """What to walk next of a shared directory: the chunk claimed (with the claims behind it, to go
-        on once it is walked), or every chunk past the pipe's numbers dealt to this process in turn."""
-        if self.sender is not None and len(self.found.directories) >= SEND_EVERY:
-            # what it found so far goes to the parent now, which merges it between its own chunks:
-            # at the end only the last part is left to pickle and read (the lists are emptied, not
-            # replaced: the walk holds them; this runs between directories, never while one is
-            # listed, whose additions a virtualenv would take back)
-            self.sender.send(self.found)
-            for found in (self.found.skill_files, self.found.python_files, self.found.pyprojects, self.found.directories):
-                found.clear()
-            self.found.unreadable.clear()
-        elif self.part == 0:
-            self._poll()
-            self._make_paths()
-        number = self.held
-        self.held = None
-        if number is None:
-            number = forks.take_number(self.claims)
-        base, count = claims.base, len(claims.chunks)
-        if number is None:  # the pipe is empty: the rest of the numbers were never in it
-            return [entry for index in range(max(0, self.supply - base), count)
-                    if (base + index) % self.parts == self.part for entry in claims.chunks[index]]
-        if number >= base + count:
-            self.held = number  # this directory's chunks are all taken: the number is a later one's
-            return []
-        return [claims, *claims.chunks[number - base]]
-
-    def fork(self) -> None:
-        """Fork the helpers here, each to go on with the walk from this very point."""
-        parts = self.helpers + 1
-        self._fill_claims()
-        for part in range(1, parts):
-            forked = forks.fork()
-            if forked is None:
-                # the shares were counted for every helper: without one, this process walks alone
-                self.stop()
-                self.helpers = 0
-                return
-            pid, pipe = forked
-            if pid == 0:
-                self.children = []
-                self.part, self.parts, self.sender = part, parts, forks.Sender(pipe)
-                self.found = _Found()
-                self.meanwhile = None
-                return
-            self.children.append(forks.Stream(forked))
-        self.parts = parts
-        if self.meanwhile is not None:
-            began = time.monotonic()
-            self.meanwhile()
-            if self.deadline is not None:
-                # the deadline bounds the walking, not the work done meanwhile (the server imports its
-                # protocol then: a third of a second, more on a busy machine), up to its grace
-                self.deadline += min(time.monotonic() - began, self.meanwhile_grace)
-
-    def _fill_claims(self) -> None:
-        """The pipe of chunk numbers, filled with CLAIMS of them or as many as it takes, and its write
-        end closed, so that an empty pipe reads as the end."""
+    def _share(self, subdirectories: list[tuple[str, str, bool]]) -> None:
+        """A wide directory's subdirectories, in pieces, to the pool's workers (and, from the back, this
+        process); the pool is forked at the first."""
+        global _shared_walk
+        assert self.deal is not None
+        subdirectories.sort()
+        owned = [(path, real_path, True) for path, real_path, _ in subdirectories]
+        _shared_walk = (self.folder, self.exclude, self.limit)
         try:
-            claims, feed = os.pipe()
-        except OSError:
-            return  # no pipe: every chunk is dealt in turn
-        try:
-            os.set_blocking(feed, False)
-            written = os.write(feed, forks.numbers(0, CLAIMS))
-        except OSError:  # not even one page free (the user's pipes are over their allowance)
-            written = 0
+            self.deal.add(Piece(piece, _walk_piece, piece, self.deadline)
+                          for piece in (owned[start : start + SHARE] for start in range(0, len(owned), SHARE)))
         finally:
-            os.close(feed)
-        self.claims = claims
-        self.supply = written // forks.NUMBER_SIZE  # whole numbers only
+            _shared_walk = None
 
-    def collect(self) -> bool:
-        """Merge what the helpers found; whether the walk was shared."""
-        children, self.children = self.children, []
-        for child in children:
-            self._take_in(child.drain())
-            if not child.ended:  # the process was killed: its share is missing
-                self.complete = False
-        return self.parts > 1
-
-    def _take_in(self, messages: list[object]) -> None:
-        """Merge a helper's parts as they come."""
-        for message in messages:
-            if isinstance(message, _Found):
-                self.found.merge(message)
+    def _start_pool(self) -> None:
+        """The pool this walk shares its wide directories with (none to be had: this process walks alone)."""
+        try:
+            self.pool = Pool(self.helpers, forks.child_nice)
+        except (OSError, RuntimeError):
+            self.helpers = 0
+            return
+        self.deal = Deal(self.pool, self.helpers + 1)
 
     def _make_paths(self) -> None:
         """The Paths of the files found (or merged) since the last call. Between directories only: a
@@ -658,15 +583,8 @@ class _Walker:
                 self.made[text] = path_of(text)
             self.made_counts[index] = len(found)
 
-    def _poll(self) -> None:
-        """(The forking process, between its chunks) the parts its helpers have sent so far."""
-        for child in self.children:
-            self._take_in(child.poll())
-
     def stop(self) -> None:
-        for child in self.children:
-            child.stop()
-        self.children = []
-        if self.claims >= 0:
-            os.close(self.claims)
-            self.claims = -1
+        """End the pool (workers still walking a piece no one wants are killed)."""
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close(kill=self.deal is not None and self.deal.close())

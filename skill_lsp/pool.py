@@ -1,7 +1,8 @@
 """The standard library's process pool as skill-lsp uses it (`ProcessPoolExecutor`, fork context): workers that die with their parent, and a batch's work dealt from the front to the workers and from the back to this process.
 
 A Pool's workers are forked at its first submit, so they hold what this process held then (check's
-analyses hand them their early jobs that way: a piece of work is then two numbers). The pool's
+analyses hand them their early jobs that way: a piece of work is then two numbers; a walk, its
+folder and exclusions). The pool's
 initializer, in each worker: the kernel kills it when its parent ends (PR_SET_PDEATHSIG, however
 the parent ends; the signal follows the thread that forked it: the server forks from its analysis
 thread, which lives as long as the process), it runs at the niceness it is given and leaves SIGINT
@@ -145,10 +146,10 @@ forks.stoppers.append(stop_pools)
 
 
 def running() -> set[int]:
-    """The pids of the pools' workers and the walk's helpers running now."""
+    """The pids of the pools' workers running now."""
     with _pools_lock:
         pools = list(_pools)
-    return forks.live_pids() | {process.pid for pool in pools for process in pool.processes() if process.pid is not None}
+    return {process.pid for pool in pools for process in pool.processes() if process.pid is not None}
 
 
 class Piece(Generic[T]):

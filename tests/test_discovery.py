@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import codes, counting_forks, having, one, skill_md, span_of, where, write_files
+from .helpers import codes, counting_forks, having, one, skill_md, span_of, wait_for, where, write_files
 
 BROKEN = "no frontmatter at all\n"  # SK101 wherever it is discovered
 
@@ -423,9 +423,8 @@ def test_a_walk_still_under_way_at_its_deadline_or_over_its_limit_raises(tmp_pat
 
 @pytest.mark.parametrize("helpers", [1, 3])
 def test_a_shared_walk_lists_each_file_once_so_its_limit_counts_each_once(tmp_path, monkeypatch, helpers):
-    """The directories every process walks (to number the shared ones alike) have their files listed
-    by the forking process only: a file listed twice was counted twice towards the limit, and a walk
-    under its limit stopped (found under load, when the helpers fork before the stack empties)."""
+    """Every directory is walked by one process only (this one, or the worker given its piece): a file
+    listed twice was counted twice towards the limit, and a walk under its limit stopped."""
     from skill_lsp import discovery
 
     _tree(tmp_path, 40)
@@ -434,89 +433,107 @@ def test_a_shared_walk_lists_each_file_once_so_its_limit_counts_each_once(tmp_pa
     walker = discovery._Walker(tmp_path, (), helpers)
     try:
         walker.run()
-        assert walker.collect()
     finally:
         walker.stop()
+    assert walker.deal is not None  # shared
     found = walker.found
-    for name in ("skill_files", "python_files", "pyprojects"):
+    for name in ("skill_files", "python_files", "pyprojects", "directories"):
         listed = getattr(found, name)
         assert len(listed) == len(set(listed)), name
-        assert sorted(map(Path, listed)) == sorted(getattr(alone, name)), name
+        if name != "directories":
+            assert sorted(map(Path, listed)) == sorted(getattr(alone, name)), name
+
+
+def _pieces_walked_by_workers(monkeypatch, discovery) -> list[int]:
+    """The directories of each piece a worker walked, as this process merged them."""
+    walked: list[int] = []
+    real_take_in = discovery._Walker._take_in
+
+    def counting(self, piece, found):
+        walked.append(len(found.directories))
+        real_take_in(self, piece, found)
+
+    monkeypatch.setattr(discovery._Walker, "_take_in", counting)
+    return walked
 
 
 def test_a_helper_takes_the_shared_directories_a_busy_process_leaves(tmp_path, monkeypatch):
-    """Chunks of shared subdirectories are claimed as each process gets to them: while this process is
-    busy (check imports its analysers), its helper walks them."""
+    """A wide directory's pieces are given to the pool's workers as they get to them: while this
+    process is busy (check imports its analysers), the worker walks them."""
     import time
 
     from skill_lsp import discovery
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    _share_small_trees(monkeypatch, discovery, CLAIM=2)
-    shares: list[int] = []
-    real_merge = discovery._Found.merge
-
-    def counting_merge(self: discovery._Found, other: discovery._Found) -> None:
-        shares.append(len(other.directories))
-        real_merge(self, other)
-
-    monkeypatch.setattr(discovery._Found, "merge", counting_merge)
+    _share_small_trees(monkeypatch, discovery, SHARE=2)
+    walked = _pieces_walked_by_workers(monkeypatch, discovery)
     shared = discovery.walk(tmp_path, (), 1, meanwhile=lambda: time.sleep(0.5))
     assert _shape(shared) == _shape(alone)
-    assert shares and shares[0] > 0.8 * len(alone.directories)  # the helper walked nearly all of it
+    assert sum(walked) > 0.8 * len(alone.directories)  # the worker walked nearly all of it
 
 
 @pytest.mark.parametrize("death", [None, 1, 3])
-def test_a_helper_sends_its_share_in_parts_and_one_lost_on_the_way_means_walking_again(tmp_path, monkeypatch, death):
+def test_a_worker_that_dies_leaves_its_pieces_to_this_process(tmp_path, monkeypatch, death):
+    """A worker that dies at its first or third piece breaks the pool: every piece no worker finished
+    is walked here, and the listing is one process's, without walking the tree again."""
     from skill_lsp import discovery
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
-    _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=3)
-    real_send = discovery.forks.Sender.send
-    sent: list[int] = []
+    _share_small_trees(monkeypatch, discovery, SHARE=2)
+    parent = os.getpid()
+    reached = tmp_path.parent / f"{tmp_path.name}-reached"  # the worker is at its piece `death` (or third)
+    real_walk = discovery._Walker.walk
+    pieces: list[int] = []  # (in the worker, its own count)
 
-    def sending(sender: discovery.forks.Sender, data: object) -> None:  # in the helper
-        sent.append(1)
-        if len(sent) == death:
-            os._exit(1)
-        real_send(sender, data)
+    def dying(self, stack):
+        if os.getpid() != parent:  # a worker's piece
+            pieces.append(1)
+            if len(pieces) == (death or 3):
+                reached.touch()  # it says so, then dies (or walks on)
+                if death:
+                    os._exit(1)
+        return real_walk(self, stack)
 
-    monkeypatch.setattr(discovery.forks.Sender, "send", sending)
-    parts: list[int] = []
-    real_merge = discovery._Found.merge
-    monkeypatch.setattr(discovery._Found, "merge", lambda self, other: (parts.append(1), real_merge(self, other)))
+    monkeypatch.setattr(discovery._Walker, "walk", dying)
+    walked = _pieces_walked_by_workers(monkeypatch, discovery)
     walks: list[int] = []  # the helpers of each walk this process made
     real_run = discovery._Walker.run
     monkeypatch.setattr(discovery._Walker, "run", lambda self: (walks.append(self.helpers), real_run(self))[1])
-    import time
+    real_here = discovery._Walker._walk_here
 
-    # this process busy meanwhile: the helper walks (and sends) nearly all of it
-    assert _shape(discovery.walk(tmp_path, (), 1, meanwhile=lambda: time.sleep(0.3))) == _shape(alone)
+    def waiting_here(self, piece):
+        # this process walks its first piece once the worker has reached the piece meant: meanwhile
+        # the worker is given every other piece
+        wait_for(reached.exists)
+        real_here(self, piece)
+
+    monkeypatch.setattr(discovery._Walker, "_walk_here", waiting_here)
+    assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
+    assert walks == [1]  # never walked again
+    assert reached.exists()
     if death is None:
-        assert len(parts) > 2  # in parts, merged as they came
-        assert walks == [1]
+        assert len(walked) >= 3  # in pieces, merged as they came
     else:
-        assert walks == [1, 0]  # a part lost: walked again by this process alone
+        assert len(walked) == death - 1
 
 
 @pytest.mark.slow
-def test_a_helper_walks_on_past_a_full_pipe_while_this_process_is_busy(tmp_path, monkeypatch):
-    """The server's head start imports its protocol while the helper walks: a helper that waited for
-    the full pipe to be read ran past its deadline, and the walk was lost (at 10,000 skills, the pipe
-    held four of its parts). What the pipe cannot take waits in the helper's memory."""
+def test_a_helper_walks_on_while_this_process_is_busy(tmp_path, monkeypatch):
+    """The server's head start imports its protocol while the worker walks: a worker's pieces come
+    back through the pool's own thread, so the worker walks on, within its deadline, while this
+    process is busy past it (a hand-made helper that waited for its full pipe to be read once ran
+    past its deadline, and the walk was lost at 10,000 skills)."""
     import time
 
     from skill_lsp import discovery
 
     _tree(tmp_path, 150)
     alone = discovery.walk(tmp_path)
-    # a pipe of one page, and a part every few directories: it is full long before the walk ends
-    _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=5)
-    monkeypatch.setattr(discovery.forks, "PIPE_SIZE", 4096)
-    # this process is busy past the deadline; the helper has the whole deadline to walk its share
-    # (hundreds of directories: milliseconds), then waits for its parts to be read
+    _share_small_trees(monkeypatch, discovery, SHARE=2)
+    # this process is busy past the deadline; the worker has the whole deadline to walk its pieces
+    # (hundreds of directories: milliseconds)
     walked = discovery.walk(tmp_path, (), 1, meanwhile=lambda: time.sleep(1.5), deadline=time.monotonic() + 1.0,
                             meanwhile_grace=1.0)
     assert _shape(walked) == _shape(alone)
@@ -524,19 +541,19 @@ def test_a_helper_walks_on_past_a_full_pipe_while_this_process_is_busy(tmp_path,
 
 @pytest.mark.slow
 def test_a_walk_ends_once_a_helper_says_it_stopped(tmp_path, monkeypatch):
-    """The head start's deadline moves by the protocol's import, for this process only: its helpers
-    stop at the deadline itself. When one has, the walk is lost, and this process stops too instead of
-    walking on to its own later deadline (the head start's walk of /usr: initialize answered 0.4 s
-    later for nothing)."""
+    """The head start's deadline moves by the protocol's import, for this process only: the workers'
+    pieces stop at the deadline itself. When one has, the walk is lost, and this process stops too
+    instead of walking on to its own later deadline (the head start's walk of /usr: initialize
+    answered 0.4 s later for nothing)."""
     import os
     import time
 
     from skill_lsp import discovery
 
     _tree(tmp_path, 150)
-    _share_small_trees(monkeypatch, discovery, CLAIM=2, SEND_EVERY=5)
+    _share_small_trees(monkeypatch, discovery, SHARE=2)
     real_scandir = os.scandir
-    listed: list[int] = []  # (in this process; each helper counts in its own copy)
+    listed: list[int] = []  # (in this process; each worker counts in its own copy)
 
     def slow_scandir(path):
         time.sleep(0.01)  # a tree that takes seconds to walk
@@ -547,24 +564,13 @@ def test_a_walk_ends_once_a_helper_says_it_stopped(tmp_path, monkeypatch):
     after: list[int] = []  # what this process had listed when its busy time ended
 
     def meanwhile():
-        time.sleep(1.0)  # busy past the helpers' deadline: they stopped meanwhile
+        time.sleep(1.0)  # busy past the workers' deadline: they stopped meanwhile
         after.append(len(listed))
 
     with pytest.raises(discovery.WalkStopped):
         discovery.walk(tmp_path, (), 1, meanwhile=meanwhile, deadline=time.monotonic() + 0.5, meanwhile_grace=10.0)
     # not the 50 directories its own deadline, 0.5 s after its busy time, left it time for
     assert len(listed) - after[0] <= 10
-
-
-@pytest.mark.parametrize("numbers", [0, 1, 5])
-def test_chunks_past_the_pipe_s_numbers_are_dealt_in_turn(tmp_path, monkeypatch, numbers):
-    from skill_lsp import discovery
-
-    _tree(tmp_path, 40)
-    alone = discovery.walk(tmp_path)
-    _share_small_trees(monkeypatch, discovery, CLAIM=2, CLAIMS=numbers)
-    for helpers in (1, 2):
-        assert _shape(discovery.walk(tmp_path, (), helpers)) == _shape(alone)
 
 
 def test_the_check_walks_while_it_imports_its_analysers(tmp_path, monkeypatch):
@@ -589,40 +595,48 @@ def test_the_check_walks_while_it_imports_its_analysers(tmp_path, monkeypatch):
     assert imported == [1]
 
 
-def test_a_shared_walk_that_meets_a_linked_directory_or_loses_a_process_walks_again_alone(tmp_path, monkeypatch):
+def test_a_shared_walk_that_meets_a_linked_directory_walks_again_alone(tmp_path, monkeypatch):
     from skill_lsp import discovery
 
     _tree(tmp_path, 40)
     (tmp_path / "linked").symlink_to(tmp_path / "skills")
     alone = discovery.walk(tmp_path)
     _share_small_trees(monkeypatch, discovery)
+    walks: list[int] = []  # the helpers of each walk this process made
+    real_run = discovery._Walker.run
+    monkeypatch.setattr(discovery._Walker, "run", lambda self: (walks.append(self.helpers), real_run(self))[1])
     assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
-
-    (tmp_path / "linked").unlink()
-    alone = discovery.walk(tmp_path)
-    def dying_send(sender: discovery.forks.Sender, data: object) -> None:
-        os._exit(1)  # killed before it could send its share
-
-    monkeypatch.setattr(discovery.forks.Sender, "send", dying_send)
-    assert _shape(discovery.walk(tmp_path, (), 1)) == _shape(alone)
+    assert walks == [1, 0]
 
 
-def test_a_walk_that_cannot_fork_every_helper_walks_alone(tmp_path, monkeypatch):
-    from skill_lsp import discovery, forks
+@pytest.mark.parametrize("failing", ["the pool", "the third worker's fork"])
+def test_a_walk_that_cannot_fork_every_helper_walks_alone(tmp_path, monkeypatch, failing):
+    """No pool to be had, or a worker that cannot be forked: this process walks what no worker took."""
+    from skill_lsp import discovery, pool
 
     _tree(tmp_path, 40)
     alone = discovery.walk(tmp_path)
     _share_small_trees(monkeypatch, discovery)
-    real_fork = forks.fork
     calls: list[int] = []
+    if failing == "the pool":
+        def no_pool(*args: object) -> None:
+            calls.append(1)
+            raise OSError("no processes")
 
-    def second_fails() -> tuple[int, int] | None:
-        calls.append(1)
-        return real_fork() if len(calls) == 1 else None
+        monkeypatch.setattr(discovery, "Pool", no_pool)
+    else:
+        real_fork = os.fork
 
-    monkeypatch.setattr(discovery.forks, "fork", second_fails)
+        def third_fails() -> int:
+            calls.append(1)
+            if len(calls) == 3:
+                raise OSError("no processes")
+            return real_fork()
+
+        monkeypatch.setattr(os, "fork", third_fails)
     assert _shape(discovery.walk(tmp_path, (), 3)) == _shape(alone)
-    assert len(calls) == 2
+    assert calls
+    assert not pool.running()
 
 
 @pytest.mark.parametrize("text", ["/", "/a", "/a/b/SKILL.md", "a", "a/b", "/SKILL.md", "C:/x", "rel/../x"])

@@ -46,12 +46,9 @@ FORBIDDEN = {
 ALLOWED = {
     ("textutil.py", "reads"): "read_text() is the one bounded reader: regular files only, at most MAX_FILE_BYTES",
     ("cache.py", "reads"): "check's cache file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
-    ("forks.py", "shell"): "os.fork of skill-lsp itself: helpers walk shares of a large workspace; nothing is executed",
-    ("pool.py", "processes"): "the standard library's process pool, fork context: workers forked from skill-lsp "
-                              "analyse shares of a large workspace with skill-lsp's own code; nothing is executed, "
+    ("pool.py", "processes"): "the standard library's process pool, fork context: workers forked from skill-lsp walk "
+                              "and analyse shares of a large workspace with skill-lsp's own code; nothing is executed, "
                               "and the results come back through the pool's own pipes, which only those workers hold",
-    ("forks.py", "serialised code"): "a child's results come back through a pipe of its own, loaded by an Unpickler "
-                                     "that refuses every class outside skill_lsp",
     ("outcome.py", "reads"): "check's outcome file, in the user cache directory (SKILL_LSP_CACHE_DIR)",
     ("outcome.py", "serialised code"): "check's outcome and cache files are pickles of our own data, loaded by an "
                                        "Unpickler that refuses every class outside skill_lsp",
