@@ -111,7 +111,7 @@ def parse_agent_file(text: str, path: PurePath | None = None) -> PySource:
     for key, entry in file.fields.items():
         if key == "skills":
             keywords[key] = Keyword(key, entry.key_span, _skills_value(entry))
-        elif key in ("name", "description"):
+        elif key in ("name", "description", "model"):
             value = _scalar(entry)
             keywords[key] = Keyword(key, entry.key_span, value)
             if key == "name":

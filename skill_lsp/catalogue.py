@@ -453,6 +453,21 @@ RULES: tuple[Rule, ...] = (
         "colour: blue   # color",
     ),
     Rule(
+        "LS101", "listing-over-budget", W, "A Claude Code session's skill listing is over its character budget.",
+        "Claude Code 2.1.332 lists each skill the model may invoke as `- name: description - when_to_use` (cut at "
+        "`skillListingMaxDescChars`) and gives the whole listing `SLASH_COMMAND_TOOL_CHAR_BUDGET` characters, else "
+        "the model's context window x characters a token x `skillListingBudgetFraction` (0.01): 8,000 for a "
+        "200,000-token model at 4 characters a token, 30,000 for the 1,000,000-token models at 3, 40,000 for a 4.6 "
+        "model with `[1m]`. Over it, the most used skills keep their description and the rest are listed by name "
+        "alone (its binary's listing function; docs/runtimes.md, \"Listing budgets\"): the model no longer sees "
+        "what they are for. Which ones depends on each user's use, so the finding names the skills at risk and how "
+        "many descriptions go at least, on the options call, subagent or `.claude/settings.json` whose skills "
+        "overflow. A warning when every model's budget (or the known model's) is exceeded; information when only a "
+        "200,000-token model's is. skill-lsp counts the skills it sees (not Claude Code's bundled skills, the "
+        "user's, or plugins), so a listing it finds under budget may still be over.",
+        ".claude/skills/ with 40 skills of 300-character descriptions: 12,400 characters of 8,000",
+    ),
+    Rule(
         "CF001", "invalid-config", E, "A setting of `[tool.skill-lsp]` or `skill-lsp.toml` has an invalid value.",
         "A setting that cannot be read is ignored and its default used; the finding says which value and why, "
         "instead of the checker failing or silently doing something else.",

@@ -161,9 +161,9 @@ def options_skills(options: OptionsEntry) -> tuple[list[SkillEntry], list[str]]:
     """The skills a ClaudeAgentOptions permits (its list filters what discovery found)."""
     registry = options.registry
     value = options.call.keyword("skills")
-    discovered = sorted((bucket[0] for bucket in registry.skills.values()), key=lambda s: s.key)
     if value is None or value.kind == "none" or (value.kind == "str" and value.text == "all"):
-        return discovered, []
+        # (the table's keys, sorted once until one comes or goes: not each skill's key)
+        return [registry.skills[key][0] for key in registry.skills.sorted_keys() if registry.skills[key]], []
     if value.kind != "list":
         return [], []
     return listed_skills(value.items, registry.session_lookup)

@@ -8,9 +8,9 @@ API (rules, hovers, code lenses, `skill-lsp report` and the VS Code skills view 
 - `listings(model)`: every listing of the workspace, in a stable order.
 - `listings_in(model, path)`: the listings reported in one file (an options call's, a subagent's, a settings file's).
 - `skill_listings(model, skill)`: the listings a skill is an entry of, each with its entry.
-- `Listing`: `runtime`, `title`, `path`, `span`, `entries`, `hidden`, `characters`, `budget` (a `Budget`),
-  `over`, `at_risk`, `dropped_at_least`, `left_out`, `shortened`, `summary()`; `Entry`: `skill`, `name`,
-  `text`, `size`, `bare`, `cut`, `fixed`.
+- `Listing`: `runtime`, `kind`, `title`, `path`, `span`, `entries`, `hidden`, `characters`, `budget` (a `Budget`:
+  `smallest`, `largest`, `unit`, `how`), `over`, `at_risk`, `dropped_at_least`, `left_out`, `shortened`, `cap`,
+  `summary()`; `Entry`: `skill`, `name`, `text`, `size`, `bare`, `cut`, `fixed`.
 
 Claude Code drops the descriptions of the least-used skills first, which depends on each user's use: a
 listing names the skills whose description *can* be dropped (`at_risk`) and how many at least are, never which.
@@ -20,14 +20,18 @@ user's skills and plugins; Codex its system skills), so a listing under its budg
 
 from __future__ import annotations
 
+import bisect
+import itertools
+import operator
 import os
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from .codecalls import Call
 from .disclosure import agent_skills, agentdeck_block, options_skills
-from .index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry
+from .index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Registry, SkillEntry, SkillFacts
 from .model import Profile, Span
 from .runtimes import claude_code, codex, discovering
 from .textutil import FileTooLarge, read_text
@@ -84,6 +88,8 @@ class Listing:
     left_out: list[Entry] = field(default_factory=list)  # Codex: skills left out whole
     shortened: int = 0  # Codex: characters of description removed to fit
     complete: bool = True  # False when the set of skills is not statically known
+    cap: int = 0  # Claude Code: skillListingMaxDescChars, each entry's cut
+    model: str | None = None  # the model the budget is of, when known (its own for a subagent)
 
     @property
     def over(self) -> int:
@@ -143,6 +149,8 @@ def _utf16_cut(text: str, units: int) -> str:
 
 
 def _utf16_length(text: str) -> int:
+    if text.isascii():
+        return len(text)
     return len(text) + sum(1 for char in text if ord(char) >= 0x10000)
 
 
@@ -154,24 +162,23 @@ def at_risk(extras: list[int], room: int) -> list[bool]:
         return [False] * len(extras)
     if room < 0:
         return [True] * len(extras)
-    order = sorted(range(len(extras)), key=lambda index: extras[index])
-    total = sum(extras)
+    order = sorted(range(len(extras)), key=extras.__getitem__)
+    costs = list(map(extras.__getitem__, order))
+    # in ascending order, a description whose cost and the smaller ones' reach past the room is at risk (alone
+    # it does not fit, or the smaller ones, each at most its cost, step into its window): those are the ones
+    # from the first whose running sum passes the room on
+    first = bisect.bisect_right(list(itertools.accumulate(costs)), room)
     result = [False] * len(extras)
-    smaller = 0  # the sum of the descriptions before this one in ascending order
+    for index in order[first:]:
+        result[index] = True
     exact: dict[int, bool] = {}
-    for index in order:
-        cost = extras[index]
-        if cost > room or smaller > room - cost:
-            # alone it does not fit, or the smaller ones (each at most its cost) step into the window
-            result[index] = True
-        elif total - cost > room - cost:
-            if cost not in exact:
-                # the few smallest descriptions come here; past EXACT_CHECKS distinct sizes the rest count as
-                # at risk (information only: too many rather than too few)
-                exact[cost] = len(exact) >= EXACT_CHECKS or _window_reached(
-                    [extras[other] for other in order if other != index], room, cost)
-            result[index] = exact[cost]
-        smaller += cost
+    for index, cost in zip(order[:first], costs[:first], strict=True):
+        if cost not in exact:
+            # the few smallest descriptions come here; past EXACT_CHECKS distinct sizes the rest count as
+            # at risk (information only: too many rather than too few)
+            exact[cost] = len(exact) >= EXACT_CHECKS or _window_reached(
+                [extras[other] for other in order if other != index], room, cost)
+        result[index] = exact[cost]
     return result
 
 
@@ -211,42 +218,85 @@ def _shown_name(skill: SkillEntry, names: set[str]) -> str:
     return f"{key} ({display})"
 
 
+# skill -> (its facts, cap, override, whether its display name names another skill, its entry), and a list of
+# skills -> (their facts, each one's entry or why it is left out): an edit measures the listings of thousands of
+# skills again, and only the edited one's entry changes
+_entries: dict[int, tuple[SkillEntry, SkillFacts, int, str | None, bool, Entry]] = {}
+_lists: dict[tuple[object, ...], tuple[list[SkillEntry], tuple[SkillFacts, ...], list[Entry | str]]] = {}
+ENTRIES_KEPT = 200_000
+LISTS_KEPT = 16
+_FACTS = operator.attrgetter("facts")
+
+
 def claude_entries(skills: list[SkillEntry], settings: claude_code.ListingSettings
                    ) -> tuple[list[Entry], list[tuple[SkillEntry, str]]]:
     """The listing's entries for these skills, and the skills it leaves out with why."""
-    entries: list[Entry] = []
-    hidden: list[tuple[SkillEntry, str]] = []
-    names = {skill.key for skill in skills}
+    if len(_entries) > ENTRIES_KEPT:
+        _entries.clear()
+    key = (tuple(map(id, skills)), settings.max_desc_chars, tuple(sorted(settings.overrides.items())))
+    facts = tuple(map(_FACTS, skills))
+    kept = _lists.get(key)
+    names: list[set[str]] = []  # every key, gathered when a display name differs from its directory's
+
+    def one(skill: SkillEntry) -> Entry | str:
+        return _claude_entry(skill, settings, skills, names)
+
+    if kept is not None:
+        aligned = list(kept[2])
+        for index in itertools.compress(range(len(facts)), map(operator.is_not, kept[1], facts)):
+            aligned[index] = one(skills[index])
+    else:
+        aligned = [one(skill) for skill in skills]
+    if len(_lists) >= LISTS_KEPT and key not in _lists:
+        del _lists[next(iter(_lists))]
+    _lists[key] = (skills, facts, aligned)  # (the skills kept: their identities are the key)
+    if str not in set(map(type, aligned)):
+        return cast(list[Entry], aligned), []  # (a new list: the kept one is copied above)
+    entries = [item for item in aligned if not isinstance(item, str)]
+    hidden = [(skill, item) for skill, item in zip(skills, aligned, strict=True) if isinstance(item, str)]
+    return entries, hidden
+
+
+def _claude_entry(skill: SkillEntry, settings: claude_code.ListingSettings, skills: list[SkillEntry],
+                  names: list[set[str]]) -> Entry | str:
+    """A skill's entry, or why Claude Code leaves it out of the model's listing."""
+    facts = skill.facts
     cap = settings.max_desc_chars
-    for skill in skills:
-        facts = skill.facts
-        plugin = skill.root is not None and skill.root.origin == "plugin"
-        override = None if plugin else settings.overrides.get(skill.key)
-        if facts.unlisted:
-            hidden.append((skill, "disable-model-invocation: true"))
-            continue
-        if override in ("off", "user-invocable-only"):
-            hidden.append((skill, f'skillOverrides "{override}"'))
-            continue
-        if plugin and not facts.description and not facts.when_to_use:
-            hidden.append((skill, "a plugin skill without a description"))
-            continue
-        if override == "name-only":
-            line = f"- {skill.key}"
-            entries.append(Entry(skill, skill.key, line, width(line), width(line), fixed=True))
-            continue
+    plugin = skill.root is not None and skill.root.origin == "plugin"
+    override = None if plugin or not settings.overrides else settings.overrides.get(skill.key)
+    clash = False
+    if facts.name and facts.name != skill.dir_name:
+        if not names:  # (a key is its directory's name but under a plugin: the property costs more)
+            names.append({each.key if each.root is not None and (each.root.prefix or each.root.whole) else each.dir_name
+                          for each in skills})
+        clash = facts.name in names[0]
+    kept = _entries.get(id(skill))
+    if kept is not None and kept[0] is skill and kept[1] is facts and kept[2] == cap and kept[3] == override \
+            and kept[4] == clash:
+        return kept[5]
+    if facts.unlisted:
+        return "disable-model-invocation: true"
+    if override in ("off", "user-invocable-only"):
+        return f'skillOverrides "{override}"'
+    if plugin and not facts.description and not facts.when_to_use:
+        return "a plugin skill without a description"
+    if override == "name-only":
+        line = f"- {skill.key}"
+        entry = Entry(skill, skill.key, line, width(line), width(line), fixed=True)
+    else:
         text = facts.description or ""
         if facts.when_to_use:
             text = f"{text} - {facts.when_to_use}"
         cut = 0
         if _utf16_length(text) > cap:
-            kept = _utf16_cut(text, cap - 1)
-            cut = len(text) - len(kept)
-            text = kept + "\u2026"
-        name = _shown_name(skill, names - {skill.key})
+            shown = _utf16_cut(text, cap - 1)
+            cut = len(text) - len(shown)
+            text = shown + "\u2026"
+        name = _shown_name(skill, names[0] if names else set())  # (display == key first: its own key never counts)
         line = f"- {name}: {text}"
-        entries.append(Entry(skill, name, line, width(line), width(f"- {name}"), cut))
-    return entries, hidden
+        entry = Entry(skill, name, line, width(line), width(f"- {name}"), cut)
+    _entries[id(skill)] = (skill, facts, cap, override, clash, entry)
+    return entry
 
 
 def claude_listing(skills: list[SkillEntry], settings: claude_code.ListingSettings, *, kind: str, title: str,
@@ -257,15 +307,37 @@ def claude_listing(skills: list[SkillEntry], settings: claude_code.ListingSettin
     smallest, largest, how = claude_code.listing_budget(settings.budget_fraction, model or settings.model,
                                                         env if env is not None else settings.budget_env)
     listing = Listing("claude-code", kind, title, path, span, entries, Budget(smallest, largest, "characters", how),
-                      hidden=hidden, complete=complete)
-    listing.characters = sum(entry.size for entry in entries) + max(0, len(entries) - 1)
-    if listing.characters > smallest:
-        movable = [entry for entry in entries if not entry.fixed]
-        room = smallest - (sum(entry.size if entry.fixed else entry.bare for entry in entries) + max(0, len(entries) - 1))
-        extras = [entry.size - entry.bare for entry in movable]
-        listing.at_risk = [entry for entry, risky in zip(movable, at_risk(extras, room), strict=True) if risky]
-        listing.dropped_at_least = dropped_at_least(extras, room)
+                      hidden=hidden, complete=complete, cap=settings.max_desc_chars, model=model or settings.model)
+    key = (tuple(map(id, entries)), smallest)
+    measured = _measured.get(key)
+    if measured is None:  # (the stored entries keep their identities from being reused)
+        measured = (entries, *_measure(entries, smallest))
+        if len(_measured) >= MEASURED_KEPT:
+            del _measured[next(iter(_measured))]
+        _measured[key] = measured
+    listing.characters, listing.at_risk, listing.dropped_at_least = measured[1], list(measured[2]), measured[3]
     return listing
+
+
+# (entries' identities, budget) -> (the entries, characters, at risk, dropped at least): an edit measures again
+# the listings of every file it refreshes, most of them unchanged (entries are kept per skill, _entries)
+_measured: dict[tuple[tuple[int, ...], int], tuple[list[Entry], int, list[Entry], int]] = {}
+MEASURED_KEPT = 16
+
+
+_SIZE, _BARE, _FIXED = operator.attrgetter("size"), operator.attrgetter("bare"), operator.attrgetter("fixed")
+
+
+def _measure(entries: list[Entry], smallest: int) -> tuple[int, list[Entry], int]:
+    characters = sum(map(_SIZE, entries)) + max(0, len(entries) - 1)
+    if characters <= smallest:
+        return characters, [], 0
+    movable = [entry for entry in entries if not entry.fixed] if any(map(_FIXED, entries)) else entries
+    fixed = sum(entry.size for entry in entries if entry.fixed) if movable is not entries else 0
+    room = smallest - (fixed + sum(map(_BARE, movable)) + max(0, len(entries) - 1))
+    extras = list(map(operator.sub, map(_SIZE, movable), map(_BARE, movable)))
+    risky = [entry for entry, flag in zip(movable, at_risk(extras, room), strict=True) if flag]
+    return characters, risky, dropped_at_least(extras, room)
 
 
 # -- Codex -------------------------------------------------------------------------------------------
@@ -388,8 +460,21 @@ def project_skills(model: Model, folder: Path) -> list[SkillEntry]:
     root = model.roots.get(folder / ".claude" / "skills")
     if root is None:
         return []
-    return sorted((skill for skill in model.skills.values() if skill.root is root and skill.profile == Profile.CLAUDE),
-                  key=lambda skill: skill.key)
+    # skills come and go only with a new model; in the order of their paths
+    kept = _project.get(id(model))
+    if kept is None or kept[0] is not model:
+        kept = _project[id(model)] = (model, {})
+        while len(_project) > 4:
+            del _project[next(iter(_project))]
+    found = kept[1].get(root.path)
+    if found is None:
+        found = kept[1][root.path] = sorted((skill for skill in model.skills.values()
+                                             if skill.root is root and skill.profile == Profile.CLAUDE),
+                                            key=lambda skill: skill.path.parts)
+    return list(found)
+
+
+_project: dict[int, tuple[Model, dict[Path, list[SkillEntry]]]] = {}
 
 
 def project_listing(model: Model, folder: Path) -> Listing | None:
@@ -403,16 +488,19 @@ def project_listing(model: Model, folder: Path) -> Listing | None:
                           title=f"Claude Code in {folder.name} (.claude/skills)", path=where, span=Span.of(0, 0, 0, 0))
 
 
-def subagent_listing(model: Model, definition: DefinitionEntry) -> Listing:
-    """A subagent's listing: the skills of the session it runs in (its options', else the project's), at its
-    own model's budget. (Its `skills` are preloaded whole into its context, not listed.)"""
+def subagent_listing(model: Model, definition: DefinitionEntry) -> Listing | None:
+    """A subagent's listing: the skills of the session it runs in (its options', or the project's for a file of
+    the project's `.claude/agents`), at its own model's budget; None when that session is not known (a plugin's
+    or the user's subagent, an AgentDefinition in no options). Its `skills` are preloaded whole, not listed."""
     if definition.options is not None:
         skills, _ = options_skills(definition.options)
-    else:
+    elif definition.is_file and definition.path.parent == definition.folder / ".claude" / "agents":
         skills = project_skills(model, definition.folder)
+    else:
+        return None
     model_name = definition.call.string_arg("model")
-    if model_name in (None, "inherit") and definition.options is not None:
-        model_name = definition.options.call.string_arg("model")
+    if model_name in (None, "inherit"):
+        model_name = definition.options.call.string_arg("model") if definition.options is not None else None
     return claude_listing(skills, claude_settings(model, definition.folder), kind="subagent",
                           title=f"subagent {definition.display_name}", path=definition.path,
                           span=definition.call.callee_span, model=model_name)
@@ -433,7 +521,7 @@ def codex_listings(model: Model) -> list[Listing]:
 def listings(model: Model) -> list[Listing]:
     """Every listing of the workspace: sessions, subagents, AgentDeck agents, then each folder's projects."""
     found: list[Listing] = [session_listing(model, options) for options in model.options]
-    found += [subagent_listing(model, definition) for definition in model.definitions]
+    found += [each for each in (subagent_listing(model, definition) for definition in model.definitions) if each]
     found += [agentdeck_listing(model, agent) for agent in model.agents]
     for folder in model.folders:
         project = project_listing(model, folder)
@@ -449,7 +537,7 @@ def listings_in(model: Model, path: Path) -> list[Listing]:
     found: list[Listing] = []
     _, agents, options = model.entries_in(path)
     found += [session_listing(model, each) for each in options]
-    found += [subagent_listing(model, each) for each in model.definitions_in(path)]
+    found += [each for each in (subagent_listing(model, definition) for definition in model.definitions_in(path)) if each]
     found += [agentdeck_listing(model, each) for each in agents]
     if path.name in claude_code.SETTINGS_FILES and path.parent.name == ".claude":
         project = project_listing(model, path.parent.parent)

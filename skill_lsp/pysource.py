@@ -37,7 +37,7 @@ _FRAMEWORKS = (AGENTDECK, CLAUDE_SDK)
 
 # the keyword arguments of Agent / Deck / ClaudeAgentOptions that skill-lsp reads
 _READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins",
-                            "description"})
+                            "description", "model", "env"})
 
 # PEP 263: a coding declaration on one of a Python file's first two lines
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")

@@ -37,8 +37,8 @@ _TSX = Language(tree_sitter_typescript.language_tsx())
 
 # options keys -> the keyword names the model reads (the Python SDK's)
 _OPTION_KEYS = {"skills": "skills", "agents": "agents", "plugins": "plugins", "cwd": "cwd",
-                "additionalDirectories": "add_dirs", "settingSources": "setting_sources"}
-_AGENT_KEYS = {"skills": "skills", "description": "description", "prompt": "prompt"}
+                "additionalDirectories": "add_dirs", "settingSources": "setting_sources", "model": "model", "env": "env"}
+_AGENT_KEYS = {"skills": "skills", "description": "description", "prompt": "prompt", "model": "model"}
 _WRAPPERS = ("parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression")
 
 

@@ -18,8 +18,8 @@ LETTER = {"error": "E", "warning": "W", "information": "I", "hint": "H"}
 TOOL_RULES = {"CF001"}
 # Rules added after SPEC §3 was written, each by an issue that asked for it: SK207 hidden-text ("What the model will
 # see", §3: text the model reads and a reviewer does not) and SK310 overlapping-descriptions (§2: two descriptions
-# the model cannot tell apart).
-NEWER_RULES = {"SK207", "SK310"}
+# the model cannot tell apart) and LS101 listing-over-budget (§1: listing budgets).
+NEWER_RULES = {"SK207", "SK310", "LS101"}
 # Where the runtime's own evidence overrules SPEC §3's severity for the claude profile (SPEC §2.4: "where a
 # runtime's own source or documentation says otherwise, it wins"): SK108's display label is information, since
 # `claude plugin validate` 2.1.332 does not flag it and a plugin's skill is offered by its frontmatter name too

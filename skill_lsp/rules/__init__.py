@@ -14,12 +14,13 @@ from ..textutil import FileTooLarge, is_too_large, read_text
 from .body import check_oversized_skill
 from .code import check_agent, check_deck, check_definition, check_options, report_notes
 from .encoding import check_encoding
+from .listing import check_listings, listing_files, settings_files, settings_findings
 from .overlap import check_list_overlaps, check_skill_overlaps, overlap_quiet
 from .registry import check_skill_registry, registry_quiet, sharing_a_key
 from .report import Reporter
 from .skills import check_skill
 
-__all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "lookup", "run_rules"]
+__all__ = ["BY_CODE", "RULES", "DirCache", "Rule", "file_findings", "listing_files", "lookup", "run_rules"]
 
 # directory (its text) -> its entries (None: unreadable); shared between runs by the server,
 # which drops entries when the file system changes
@@ -49,6 +50,7 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
         for definition in model.definitions_in(path):
             check_definition(model, definition, reporter)
             check_list_overlaps(model, definition, reporter)
+        check_listings(model, path, reporter)
         report_notes(path, python.source, reporter)
         return sorted(reporter.findings, key=Finding.sort_key)
     if path in _oversized_skills(model):
@@ -64,6 +66,10 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
         reporter = Reporter(config, {})
         for problem in loaded.problems:
             reporter.report("CF001", path, loaded.problem_span(problem, text), problem.message, severity=problem.severity)
+        return reporter.findings
+    if path.name.startswith("settings") and path.suffix == ".json":
+        reporter = Reporter(config, {})
+        settings_findings(model, path, reporter)
         return reporter.findings
     return []
 
@@ -90,6 +96,7 @@ def _other_files(model: Model) -> list[Path]:
     files = list(model.pythons)
     files += [path for path, loaded in model.configs.items() if loaded.problems]
     files += _oversized_skills(model)
+    files += settings_files(model)
     return files
 
 

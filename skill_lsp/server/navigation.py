@@ -8,6 +8,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..index import Model, SkillEntry
+from ..listing import listings_in
 from ..model import Position
 from . import cursor, describe
 from .convert import uri_of
@@ -112,11 +113,24 @@ async def document_links(ls: SkillLanguageServer, params: types.DocumentLinkPara
     return links
 
 
-async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
-    found = await skill_request(ls, params.text_document.uri)
-    if found is None:
+def listing_lenses(ls: SkillLanguageServer, request: Request) -> list[types.CodeLens] | None:
+    """A lens on every agent, options call, subagent and project settings file: its listing against its budget
+    ("12 skills · 9,400 characters of 8,000 · 2 at risk"); informational (no command to run)."""
+    found = listings_in(request.model, request.path)
+    if not found:
         return None
-    request, skill = found
+    return [types.CodeLens(range=request.lines.range(ls.codec, listing.span),
+                           command=types.Command(title=listing.summary(), command="")) for listing in found]
+
+
+async def code_lens(ls: SkillLanguageServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    request_found = await request_context(ls, params.text_document.uri)
+    if request_found is None:
+        return None
+    skill = request_found.model.skills.get(request_found.path)
+    if skill is None:
+        return listing_lenses(ls, request_found)
+    request = request_found
     path, model, lines = request.path, request.model, request.lines
     users = model.agents_using(skill)
     locations = []

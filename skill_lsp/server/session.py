@@ -27,7 +27,7 @@ from ..index import Model
 from ..model import Finding
 from ..nearest import may_reach
 from ..overlap import skill_changed
-from ..rules import DirCache, file_findings, run_rules
+from ..rules import DirCache, file_findings, listing_files, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem
 from ..workspace import Workspace
@@ -357,6 +357,7 @@ class Session:
             for listing_path, _, _ in model.listings.get(name or "", []):
                 affected.add(listing_path)
         affected |= skill_changed(model, skill, old_description, old_key, old_name)  # SK310's pairs
+        affected |= listing_files(model, skill)  # LS101: the listings it is an entry of
         # SK301 lands on the other copies of a duplicated name too
         for deck in model.decks:
             if deck.registry is not None:
