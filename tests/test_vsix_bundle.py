@@ -57,7 +57,8 @@ def test_shared_distributions_are_kept_once_and_compiled_modules_once_per_versio
         version = stage.name[2:]
         install(stage, "pure", "1.0", {"pure/__init__.py": b"x = 1\n"})
         install(stage, "grammar", "0.23", {"grammar/__init__.py": b"", "grammar/_binding.abi3.so": b"ELF abi3"})
-        install(stage, "native", "2.0", {"native/__init__.py": b"", f"native/_c.cpython-{version}-x86_64-linux-gnu.so": b"ELF " + version.encode()})
+        install(stage, "native", "2.0", {"native/__init__.py": b"", f"native/_c.cpython-{version}-x86_64-linux-gnu.so": b"ELF " + version.encode(),
+                                         "native-2.0.dist-info/DELVEWHEEL": f"Arguments: repair cp{version}\n".encode()})
         # a newer release for 3.12 than for 3.10: each keeps its own
         install(stage, "drifted", "3.0" if version == "310" else "3.1", {"drifted.py": b"v = '" + version.encode() + b"'\n"})
     install(stages[0], "backport", "1.3", {"backport/__init__.py": b""})  # a marker for 3.10 only
@@ -74,6 +75,7 @@ def test_shared_distributions_are_kept_once_and_compiled_modules_once_per_versio
     ]  # fmt: skip
     # the shared .dist-info lists the files and tags of both versions' wheels
     assert (out / "common" / "native-2.0.dist-info" / "WHEEL").read_text() == "Tag: cp310\nTag: cp312\n"
+    assert (out / "common" / "native-2.0.dist-info" / "DELVEWHEEL").read_text() == "Arguments: repair cp310\nArguments: repair cp312\n"
     record = (out / "common" / "native-2.0.dist-info" / "RECORD").read_text()
     assert "native/_c.cpython-310-x86_64-linux-gnu.so" in record and "native/_c.cpython-312-x86_64-linux-gnu.so" in record
     assert [path for path in tree(out / "cp310") if not path.endswith(("RECORD", "WHEEL", "METADATA"))] == [

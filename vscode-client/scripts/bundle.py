@@ -9,7 +9,8 @@ one) once per Python version, into build/stage/cp3XY. uv does the installing bec
 target (cattrs needs exceptiongroup on 3.10 only), not for the Python running this script. The
 oldest version is installed first and its versions are the constraints of the others, so that
 every Python runs the same libraries (and they can be shipped once); a version that cannot have
-them gets its own. A version with no wheels for the target is left out, with a warning.
+one of them (no wheel of that release for it) gets its own of that one. A version with no wheels
+for the target is left out, with a warning.
 
 The stages are then folded into one copy (scripts/fold.py): bundled/libs/common holds each
 distribution that is the same in every version (pure Python, abi3 wheels, and the compiled
@@ -93,7 +94,8 @@ def build_wheel(uv_binary: str) -> Path:
     return wheels[0]
 
 
-def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Path, constraints: Path | None) -> bool:
+def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Path, pinned: list[str]) -> bool:
+    """Installs the server's wheel for one Python into `into`, with as many of the `name==version` pins as it can have."""
     command = [
         uv_binary, "pip", "install", "--no-config", "--quiet",
         "--target", str(into),
@@ -102,11 +104,24 @@ def install(uv_binary: str, wheel: Path, python: str, uv_platform: str, into: Pa
         "--only-binary", ":all:",
         str(wheel),
     ]  # fmt: skip
-    result = subprocess.run(command + (["--constraints", str(constraints)] if constraints else []), capture_output=True, text=True)
-    if result.returncode != 0 and constraints:
-        log(f"Python {python} cannot have the oldest version's libraries; it gets its own")
+    constraints = into.parent / f"constraints-{into.name}.txt"
+    into.parent.mkdir(parents=True, exist_ok=True)
+
+    def run(pins: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
+        constraints.write_text("".join(pin + "\n" for pin in pins), encoding="utf-8")
+        return subprocess.run([*command, "--constraints", str(constraints), *extra], capture_output=True, text=True)
+
+    result = run(pinned)
+    if result.returncode != 0 and pinned:
+        # a pin without a wheel for this version (one compiled per version, published for the older ones only):
+        # keep each pin that still resolves with those kept before it, in turn
+        kept: list[str] = []
+        for pin in pinned:
+            if run([*kept, pin], "--dry-run").returncode == 0:
+                kept.append(pin)
+        log(f"Python {python} cannot have {', '.join(pin for pin in pinned if pin not in kept)}: it gets its own")
         shutil.rmtree(into, ignore_errors=True)
-        result = subprocess.run(command, capture_output=True, text=True)
+        result = run(kept)
     if result.returncode != 0:
         reason = result.stderr.strip().splitlines()[-1:] or ["uv failed"]
         log(f"WARNING: Python {python} left out of this build: {reason[0]}")
@@ -126,11 +141,9 @@ def grammar_modules(libs: Path) -> list[str]:
     return sorted(path.name for path in libs.iterdir() if path.is_dir() and path.name.startswith("tree_sitter_") and path.name.isidentifier())
 
 
-def pins(stage: Path, into: Path) -> Path:
-    """A constraints file of the versions installed in stage (`name==version`, from the .dist-info names)."""
-    lines = [info.name.removesuffix(".dist-info").replace("-", "==", 1) for info in sorted(stage.glob("*.dist-info"))]
-    into.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return into
+def pins(stage: Path) -> list[str]:
+    """The versions installed in stage, `name==version`, from the .dist-info names."""
+    return [info.name.removesuffix(".dist-info").replace("-", "==", 1) for info in sorted(stage.glob("*.dist-info"))]
 
 
 def main() -> int:
@@ -150,13 +163,13 @@ def main() -> int:
     args.out.mkdir(parents=True)
     versions = sorted({v.strip() for v in args.pythons.split(",") if v.strip()}, key=lambda v: tuple(map(int, v.split("."))))
     built: list[str] = []
-    constraints: Path | None = None
+    pinned: list[str] = []
     for python in versions:
         into = staging / ("cp" + python.replace(".", ""))
         log(f"{args.target}: Python {python} -> {into.relative_to(CLIENT)}")
-        if install(uv_binary, wheel, python, TARGETS[args.target], into, constraints):
+        if install(uv_binary, wheel, python, TARGETS[args.target], into, pinned):
             built.append(python)
-            constraints = constraints or pins(into, staging / "constraints.txt")
+            pinned = pinned or pins(into)
     if not built:
         raise SystemExit(f"no Python version could be bundled for {args.target}")
     stages = [staging / ("cp" + python.replace(".", "")) for python in built]

@@ -6,8 +6,8 @@ found in two stages has the same bytes in both, and a path found in some stages 
 module named for its Python (`_yaml.cpython-312-x86_64-linux-gnu.so`, `_binding.cp312-win_amd64.pyd`),
 which the import system of another version never loads. Pure-Python and abi3 wheels are thus kept
 once, and a compiled package keeps its Python code once beside one module per version. Everything
-else stays in the stage's own directory. In a shared distribution's `.dist-info`, only RECORD and
-WHEEL may differ between stages (the files and tags of each version's wheel); they are merged.
+else stays in the stage's own directory. In a shared distribution's `.dist-info`, only RECORD, WHEEL
+and DELVEWHEEL may differ between stages (each version's wheel's files, tags and build); they are merged.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from pathlib import Path
 # A compiled module whose name says which Python loads it: CPython's EXTENSION_SUFFIXES on Linux and
 # macOS (`.cpython-312-x86_64-linux-gnu.so`, `.cpython-312-darwin.so`) and Windows (`.cp312-win_amd64.pyd`).
 VERSIONED_MODULE = re.compile(r"\.(cpython-3\d+[^./]*\.so|cp3\d+-[^./]*\.pyd)$")
-MERGED_METADATA = ("RECORD", "WHEEL")
+# What each version's wheel writes for itself: its files, its tags, delvewheel's note of the build (Windows).
+MERGED_METADATA = ("RECORD", "WHEEL", "DELVEWHEEL")
 
 
 @dataclass
