@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from .codecalls import Call, PySource, PyValue
-from .discovery import within
 from .index import (
     AgentEntry,
     DeckEntry,
@@ -32,6 +31,7 @@ from .index import (
     listing_order,
 )
 from .model import Profile, Span
+from .pathtext import within
 from .roots import ORIGIN_RANK, Places
 from .trace import phase
 

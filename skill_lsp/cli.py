@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 from . import __version__, forks, trace
 from .catalogue import RULES, Rule, lookup
 from .config import Config, user_agents_dir, user_skills_dir, walk_exclude
-from .discovery import Listing, kept_from_exclusion, walk, within
+from .discovery import Listing, walk
+from .exclusion import kept_from_exclusion
 from .fixrun import Checked, Workspaces, applicability, fix_note, run_passes, show_diff
 from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import Progress, display_path, format_github, format_json, format_sarif, format_text, shows_progress, summary
+from .pathtext import within
 from .server import add_serve_arguments
 from .targets import CHECKED_FILES, UsageError, not_checked, project_folder, selected, workspaces
 

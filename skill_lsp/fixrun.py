@@ -20,10 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .discovery import SKIP_DIRS, within
+from .discovery import SKIP_DIRS
 from .fixing import applicable, apply_plan, fixable, plan_fixes, unified_diff
 from .model import Finding
 from .output import Progress, display_path
+from .pathtext import within
 
 Workspaces = list[tuple[Path, set[Path] | None]]
 

@@ -15,12 +15,9 @@ from typing import NamedTuple
 
 from .codecalls import Call, PySource, PyValue
 from .config import CONFIG_FILES, Config, LoadedConfig, merge
-from .discovery import (
-    split_skill_text,
-    within,
-)
 from .model import Finding, Profile, Span
 from .nearest import NameIndex
+from .pathtext import split_skill_text, within
 from .runtimes import Runtime, discovering, lenient_bool
 from .skillfile import SkillFile
 

@@ -16,9 +16,10 @@ from pathlib import Path
 import yaml
 
 from .config import Config
-from .discovery import CONVENTIONAL_ROOTS, is_skill_filename
+from .discovery import CONVENTIONAL_ROOTS
 from .model import Finding
 from .output import display_path
+from .pathtext import is_skill_filename
 from .runtimes import join_labels
 from .runtimes.spec import NAME_LIMIT, name_problem, suggest_name
 from .targets import UsageError, project_folder

@@ -15,9 +15,10 @@ import os
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
-from .discovery import CONVENTIONAL_ROOTS, split_skill_text, split_text, within
+from .discovery import CONVENTIONAL_ROOTS
 from .index import Model, Root, SkillJob
 from .model import Profile
+from .pathtext import split_skill_text, split_text, within
 from .textutil import FileTooLarge, read_text
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from .config import CONFIG_FILES
-from .discovery import is_skill_filename, is_user_agent_path, within
+from .pathtext import is_skill_filename, is_user_agent_path, within
 
 
 class UsageError(Exception):

@@ -17,17 +17,11 @@ from .builder import Builder, build
 from .codecalls import PySource
 from .codefiles import is_code_path, parse_code
 from .config import Config, load_config, shadow, user_agents_dir, user_skills_dir, walk_exclude
-from .discovery import (
-    Listing,
-    is_skill_filename,
-    is_user_agent_path,
-    kept_from_exclusion,
-    split_skill_text,
-    walk,
-    within,
-)
+from .discovery import Listing, walk
+from .exclusion import kept_from_exclusion
 from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob
 from .model import Finding
+from .pathtext import is_skill_filename, is_user_agent_path, split_skill_text, within
 from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
 from .trace import phase

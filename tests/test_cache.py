@@ -288,9 +288,9 @@ def test_a_path_looked_up_outside_the_tree_is_watched_too(project: Project, cach
 
 
 def test_an_entry_made_from_an_analysis_is_the_entry_init_makes(tmp_path: Path) -> None:
-    from skill_lsp.discovery import path_of
     from skill_lsp.index import Root, SkillEntry, SkillFacts, SkillJob
     from skill_lsp.model import Profile
+    from skill_lsp.pathtext import path_of
 
     path = path_of(str(tmp_path / ".claude" / "skills" / "pdf" / "skill.md"))
     root = Root(path.parent.parent, Profile.CLAUDE, "claude")

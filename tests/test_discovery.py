@@ -641,7 +641,7 @@ def test_a_walk_that_cannot_fork_every_helper_walks_alone(tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("text", ["/", "/a", "/a/b/SKILL.md", "a", "a/b", "/SKILL.md", "C:/x", "rel/../x"])
 def test_split_text_is_os_path_split_for_a_path_s_text(text):
-    from skill_lsp.discovery import split_text
+    from skill_lsp.pathtext import split_text
 
     normalised = str(Path(os.path.normpath(text)))
     assert split_text(normalised) == os.path.split(normalised)
@@ -653,7 +653,7 @@ def test_split_text_is_os_path_split_for_a_path_s_text(text):
     "/a/b/", "/a/.", "a/b", "", ".", "/é/日本/x.py", "/a/b\\c",
 ])
 def test_path_of_is_path_for_any_text(text):
-    from skill_lsp.discovery import path_of
+    from skill_lsp.pathtext import path_of
 
     made, expected = path_of(text), Path(text)
     assert type(made) is type(expected)
@@ -674,7 +674,7 @@ def test_a_walk_s_paths_are_path_s(tmp_path):
 @pytest.mark.parametrize("text", ["/a/b/SKILL.md", "/SKILL.md", "/a/SKILL.md", "/srv/x y/.claude/skills/s/SKILL.md",
                                   "a/b/SKILL.md", "b/SKILL.md", "SKILL.md", "/a/b/skill.md"])
 def test_split_skill_text_is_split_text_twice(text):
-    from skill_lsp.discovery import split_skill_text, split_text
+    from skill_lsp.pathtext import split_skill_text, split_text
 
     directory, name = split_text(text)
     above, directory_name = split_text(directory)

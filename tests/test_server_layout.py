@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "skill_lsp"
 SERVER = PACKAGE / "server"
 # the model and how it is built, and check's analyses, pool and caches (issue 28)
 CORE = ["index.py", "workspace.py", "roots.py", "builder.py", "analysis.py", "parallel.py", "pool.py", "cache.py", "forks.py",
-        "outcome.py"]
+        "outcome.py", "discovery.py", "pathtext.py", "exclusion.py"]
 # what reads a code file: the calls it makes (the model they are read into), tree-sitter, the Python and the
 # TypeScript reader
 READERS = ["codecalls.py", "treesitter.py", "pysource.py", "tssource.py"]
@@ -40,6 +40,16 @@ def test_each_core_module_says_its_purpose_and_is_short() -> None:
         text = (PACKAGE / name).read_text(encoding="utf-8")
         docstring = ast.get_docstring(ast.parse(text))
         assert docstring, f"{name} has no docstring saying its purpose"
+        assert text.count("\n") <= 600, f"{name} has {text.count(chr(10))} lines"
+
+
+def test_every_module_says_its_purpose_and_is_short() -> None:
+    """Issue 28's measure, for every module of skill_lsp: a room of one purpose, said in its first
+    sentence, under about 600 lines (split it in the change that grows it past)."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        name = path.relative_to(PACKAGE)
+        assert ast.get_docstring(ast.parse(text)), f"{name} has no docstring saying its purpose"
         assert text.count("\n") <= 600, f"{name} has {text.count(chr(10))} lines"
 
 

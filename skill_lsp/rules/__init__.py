@@ -6,10 +6,10 @@ from pathlib import Path
 
 from ..catalogue import BY_CODE, RULES, Rule, lookup
 from ..config import Config
-from ..discovery import is_skill_filename, within
 from ..index import Model, SkillEntry
 from ..model import Finding
 from ..overlap import overlapping_skills
+from ..pathtext import is_skill_filename, within
 from ..textutil import FileTooLarge, is_too_large, read_text
 from .body import check_oversized_skill
 from .code import check_agent, check_deck, check_definition, check_options, report_notes

@@ -8,9 +8,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..bodyscan import SKILL_FOLDERS, TEMPLATE_LINE, Placeholder, is_home_path
-from ..discovery import split_text, within
 from ..index import Model, SkillEntry
 from ..model import Fix, Profile, Severity, Span, TextEdit
+from ..pathtext import split_text, within
 from ..runtimes.spec import BODY_LINE_LIMIT
 from ..skillfile import SkillFile
 from ..textutil import MAX_FILE_BYTES

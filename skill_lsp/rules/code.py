@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codecalls import PySource, PyValue
-from ..discovery import within
 from ..index import AgentEntry, DeckEntry, DefinitionEntry, Model, OptionsEntry, Registry, Root, SkillEntry
 from ..model import CreateFile, Fix, Position, Related, Span, TextEdit, relative_text
+from ..pathtext import within
 from ..tssource import TS_SDK
 from .report import Reporter, did_you_mean
 

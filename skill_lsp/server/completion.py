@@ -8,9 +8,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..discovery import is_skill_filename
 from ..index import Model, Registry, SkillEntry
 from ..model import Position, Profile, Span
+from ..pathtext import is_skill_filename
 from ..runtimes import discovering
 from . import completing, cursor, describe
 from .convert import Lines

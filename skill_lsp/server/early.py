@@ -31,7 +31,8 @@ from urllib.parse import unquote
 
 from .. import forks
 from ..config import Config, max_files_of, walk_exclude
-from ..discovery import Listing, WalkStopped, walk, walk_nearest, within
+from ..discovery import Listing, WalkStopped, walk, walk_nearest
+from ..pathtext import within
 
 log = logging.getLogger("skill_lsp.server")
 

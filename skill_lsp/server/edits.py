@@ -8,9 +8,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..discovery import inside_workspace
 from ..index import AgentEntry, DefinitionEntry, Model, SkillEntry
 from ..model import Finding, Fix, Position, Profile, Span
+from ..pathtext import inside_workspace
 from ..rules.skills import name_problem
 from . import cursor
 from .convert import Lines, uri_of, workspace_edit

@@ -16,18 +16,13 @@ from pathlib import Path
 from .. import forks, parallel
 from ..analysis import Analysis, Context, Deps, Job, analysis_context, deps_hold, file_stamp
 from ..config import Config, max_files_of, walk_exclude
-from ..discovery import (
-    Bounded,
-    Listing,
-    keeping,
-    kept_from_exclusion,
-    walk_nearest,
-    within,
-)
+from ..discovery import Bounded, Listing, walk_nearest
+from ..exclusion import keeping, kept_from_exclusion
 from ..index import Model, SkillEntry, SkillFacts, SkillJob
 from ..model import Finding
 from ..outcome import is_recent
 from ..parallel import Analyser
+from ..pathtext import within
 from ..roots import speculative_jobs
 from ..trace import phase
 from ..workspace import Workspace

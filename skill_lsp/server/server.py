@@ -29,8 +29,8 @@ from pygls.lsp.server import LanguageServer
 from .. import __version__
 from ..codefiles import is_code_path
 from ..config import CONFIG_FILES, user_agents_dir
-from ..discovery import is_skill_filename, is_user_agent_path, real_path_in
 from ..index import Model
+from ..pathtext import is_skill_filename, is_user_agent_path, real_path_in
 from .convert import Lines
 from .convert import path_of as _uri_path
 from .early import ReadAhead, Replay, shallow

@@ -22,11 +22,12 @@ from .. import trace
 from ..codecalls import PySource
 from ..codefiles import import_statements, is_code_path, parse_code
 from ..config import CONFIG_FILES, Config
-from ..discovery import Bounded, inside_workspace, is_skill_filename, real_path_in, within
+from ..discovery import Bounded
 from ..index import Model
 from ..model import Finding
 from ..nearest import may_reach
 from ..overlap import skill_changed
+from ..pathtext import inside_workspace, is_skill_filename, real_path_in, within
 from ..rules import DirCache, file_findings, listing_files, run_rules
 from ..skillfile import SkillFile, parse_skill
 from ..textutil import FileTooLarge, check_size, decoded_problem, read_text, with_problem

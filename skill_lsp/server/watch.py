@@ -29,7 +29,8 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from ..config import CONFIG_FILES
-from ..discovery import SKIP_DIRS, is_skill_filename
+from ..discovery import SKIP_DIRS
+from ..pathtext import is_skill_filename
 from ..tssource import is_script_name
 
 log = logging.getLogger("skill_lsp.server")

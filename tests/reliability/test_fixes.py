@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from skill_lsp.config import Config
-from skill_lsp.discovery import inside_workspace
 from skill_lsp.model import Finding, Fix, Position, Span
+from skill_lsp.pathtext import inside_workspace
 from skill_lsp.rules import run_rules
 from skill_lsp.textutil import split_lines
 from skill_lsp.workspace import Workspace
