@@ -1,4 +1,4 @@
-"""The code blocks of the documentation (README.md, docs/*.md and the extension's README), found by the marker on the line above them.
+"""The code blocks of the documentation (README.md, docs/*.md, the extension's README and the Neovim page), found by the marker on the line above them.
 
 A snippet a reader copies is marked `<!-- snippet: NAME -->` on the line before its fence, an output the
 reader's command prints `<!-- output: COMMAND -->`; the tests read the block by its marker, exactly as the
@@ -28,7 +28,8 @@ class Block:
 
 
 def pages() -> list[Path]:
-    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "vscode-client" / "README.md"]
+    return [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "vscode-client" / "README.md",
+            REPO / "editors" / "neovim" / "README.md"]
 
 
 def blocks(page: Path) -> list[Block]:

@@ -37,6 +37,10 @@ SNIPPETS = {
     "vscode-files-associations": "test_docs.py::test_the_vscode_association_is_the_extension_s_default",
     "claude-code-plugin": "oracles/test_claude_plugin.py (oracle)",
     "claude-code-plugin-page": "oracles/test_claude_plugin.py (oracle)",
+    "neovim-0.11": "editors/test_neovim.py (e2e, Neovim 0.11.4)",
+    "neovim-0.8": "editors/test_neovim.py (e2e, Neovim 0.11.4)",
+    "neovim-0.7": "editors/test_neovim.py (e2e, Debian's Neovim 0.7.2)",
+    "neovim-lspconfig": "editors/test_neovim.py::test_every_documented_snippet_is_valid_lua (compiled only)",
 }
 # Languages of blocks a reader pastes into a configuration: each must be a marked snippet.
 CONFIGURATION_LANGUAGES = {"yaml", "yml", "toml", "json", "jsonc", "lua"}
@@ -177,6 +181,32 @@ def test_the_vscode_association_is_the_extension_s_default() -> None:
     shown = json.loads("{" + text + "}")
     package = json.loads((REPO / "vscode-client" / "package.json").read_text(encoding="utf-8"))
     assert shown == package["contributes"]["configurationDefaults"]
+
+
+def settings_table(page: Path) -> dict[str, str]:
+    """The extension README's settings table, as the page prints it: setting name -> the Default cell."""
+    section = page.read_text(encoding="utf-8").split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([\w.]+)` \| (.+?) \| .+ \|$", section, re.MULTILINE)
+    assert rows, "no settings table under '## Settings'"
+    return dict(rows)
+
+
+def test_the_vscode_settings_table_is_the_extension_s_settings() -> None:
+    """Each setting the table names exists in package.json with the default it states (`unset`: none), and each
+    setting the extension contributes is in the table."""
+    shown = settings_table(REPO / "vscode-client" / "README.md")
+    package = json.loads((REPO / "vscode-client" / "package.json").read_text(encoding="utf-8"))
+    configuration = package["contributes"]["configuration"]
+    contributed = {name: spec for section in (configuration if isinstance(configuration, list) else [configuration])
+                   for name, spec in section["properties"].items()}
+    assert sorted(shown) == sorted(contributed)
+    for name, default in shown.items():
+        if default == "unset":
+            assert "default" not in contributed[name], name
+        else:
+            code = re.fullmatch(r"`(.+)`", default)
+            assert code, f"{name}: the default {default!r} is neither `JSON` nor unset"
+            assert json.loads(code.group(1)) == contributed[name]["default"], name
 
 
 def minimum_python() -> str:

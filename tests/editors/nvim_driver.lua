@@ -1,4 +1,4 @@
--- Drives a headless Neovim that loaded editors/neovim/skill_lsp_0_7.lua: opens a SKILL.md
+-- Drives a headless Neovim that loaded a documented setup (editors/neovim/README.md): opens a SKILL.md
 -- and an agent file of the fixture project (the current directory), waits for the client
 -- to attach and for diagnostics, reads the virtual text and the diagnostic float, presses K
 -- on a skill name and reads the hover float, completes a name with <C-x><C-o> (the buffer's
@@ -6,7 +6,8 @@
 -- $SKILL_LSP_NVIM_RESULT and quits. Every wait is bounded; any error is recorded, never fatal.
 local result_path = assert(vim.env.SKILL_LSP_NVIM_RESULT, 'SKILL_LSP_NVIM_RESULT is not set')
 local timeout = tonumber(vim.env.SKILL_LSP_NVIM_TIMEOUT_MS or '30000')
-local result = { errors = {} }
+local version = vim.version()
+local result = { errors = {}, version = { version.major, version.minor, version.patch } }
 
 local function skill_lsp_client(bufnr)
   -- vim.lsp.get_clients is 0.10+; 0.7 has buf_get_clients
@@ -213,7 +214,11 @@ local function create_skill_by_code_action()
     created = made,
     on_disk_before_write = vim.loop.fs_stat(created) ~= nil,
     lines = made and vim.api.nvim_buf_get_lines(vim.fn.bufnr(created), 0, -1, false) or {},
+    -- where the client supports window/showDocument (0.8+), the server opens the new skill itself, with the
+    -- cursor on its description; 0.7 leaves the agent file in the window
+    opened = vim.wait(3000, function() return vim.api.nvim_get_current_buf() == vim.fn.bufnr(created) end, 50),
   }
+  answer.cursor = vim.api.nvim_win_get_cursor(0)
   if made then
     -- the user saves it: the directory the skill needs is made on :write
     vim.api.nvim_set_current_buf(vim.fn.bufnr(created))
