@@ -132,6 +132,12 @@ def weight(held: int, size: int) -> float:
     return math.log((top + 1) / held) / math.log((top + 1) / 2)
 
 
+@functools.lru_cache(maxsize=256)
+def _weights(size: int) -> list[float]:
+    """weight() by the number of skills holding a term, for a choice of size skills (do not modify)."""
+    return [weight(held, size) for held in range(max(min(size, RARE), 3))]
+
+
 @dataclass(frozen=True)
 class Overlap:
     """Two skills of one choice with alike descriptions: their score, the longest run of words both
@@ -186,7 +192,7 @@ class Choice:
         self.common = frozenset.intersection(*self.terms.values()) if 3 <= self.size <= SMALL else frozenset()
         # a term weighs something while fewer than `limit` skills hold it; its weight by that count
         self.limit = max(min(self.size, RARE), 3)
-        self.weights = [weight(held, self.size) for held in range(self.limit)]
+        self.weights = _weights(self.size)
         self.alike: dict[int, dict[int, Overlap]] = {}
         # a large choice's inverted index of the terms that weigh: term -> the skills holding it
         self.held: dict[str, set[int]] = {}
@@ -197,15 +203,23 @@ class Choice:
                     self._judge(a, b)
             return
         rare = {term for term, held in self.count.items() if 2 <= held < self.limit}
+        # a skill is in an alike pair only if the weight of its rare terms, R, reaches THRESHOLD² × its number of
+        # terms: the pair's shared weight S is at most R and at most the partner's number of terms |B|, so
+        # THRESHOLD² |A| |B| <= S² <= R |B|
+        candidates: set[int] = set()
         for key, terms in self.terms.items():
-            for term in terms & rare:
+            weighing = terms & rare
+            for term in weighing:
                 self.held.setdefault(term, set()).add(key)
+            if math.fsum(self.weights[self.count[term]] for term in weighing) >= THRESHOLD ** 2 * len(terms) - 1e-9:
+                candidates.add(key)
         # the candidate pairs, those sharing a term that weighs, with the weight they share: only the pairs
         # that can reach the threshold are judged
         shared: dict[tuple[int, int], float] = {}
-        for holders in self.held.values():
-            if 2 <= len(holders) < self.limit:
-                part = self.weights[len(holders)]
+        for term, all_holders in self.held.items():
+            holders = all_holders & candidates
+            if len(holders) >= 2:
+                part = self.weights[self.count[term]]
                 ordered = sorted(holders)
                 for index, a in enumerate(ordered):
                     for b in ordered[index + 1:]:
@@ -401,9 +415,9 @@ class Choices:
             return kept[1]
         model = self.model()
         if model is not None and len(self.lists) > 2 * (len(model.agents) + len(model.options) + len(model.definitions)) + 8:
+            # the owners kept are alive, so an id of the model's owners that is kept is that owner
             current = {id(each) for each in (*model.agents, *model.options, *model.definitions)}
-            self.lists = {key: kept for key, kept in self.lists.items() if key in current and kept[0] in (
-                *model.agents, *model.options, *model.definitions)}
+            self.lists = {key: kept for key, kept in self.lists.items() if key in current}
         choice = Choice((skill for _, skill in listed_skills(owner)), owner_label(owner), owner=owner)
         self.lists[id(owner)] = (owner, choice)
         if self._involved is not None:
@@ -486,6 +500,9 @@ def skill_changed(model: Model, skill: SkillEntry, old_description: str | None, 
         for owner in (owner for name in renamed for _, _, owner in model.listings.get(name, [])):
             affected.add(owner.path)
             affected |= {member.path for member in kept.of_owner(owner).skills.values()}
+        # its partners in its root's choice name it by its new key
+        for choice in (kept._roots or {}).values():
+            affected |= {overlap.other(skill).path for overlap in choice.partners(skill)}
     if old_description == skill.description:
         return affected
     choices = [choice for _, choice in kept.lists.values()]
