@@ -418,19 +418,32 @@ def _settings_text(path: Path) -> str | None:
     return found
 
 
-def settings_files(model: Model, folder: Path) -> list[Path]:
-    """The settings files a Claude Code session in folder reads, lowest priority first, those that exist."""
+ALL_SOURCES = frozenset({"user", "project", "local"})
+
+
+def settings_files(model: Model, folder: Path, sources: frozenset[str] = ALL_SOURCES) -> list[Path]:
+    """The settings files a Claude Code session in folder reads (of these setting sources), lowest priority
+    first, those that exist."""
     candidates = []
     user = next((root.path for root in model.roots.values() if root.origin == "user"), None)
-    if user is not None:
+    if user is not None and "user" in sources:
         candidates.append(user.parent / "settings.json")
-    candidates += [folder / ".claude" / name for name in claude_code.SETTINGS_FILES]
+    candidates += [folder / ".claude" / name for name, source in zip(claude_code.SETTINGS_FILES, ("project", "local"),
+                                                                       strict=True) if source in sources]
     return [path for path in candidates if path.is_file()]
 
 
-def claude_settings(model: Model, folder: Path) -> claude_code.ListingSettings:
-    texts = [text for text in (_settings_text(path) for path in settings_files(model, folder)) if text is not None]
+def claude_settings(model: Model, folder: Path, sources: frozenset[str] = ALL_SOURCES) -> claude_code.ListingSettings:
+    texts = [text for text in (_settings_text(path) for path in settings_files(model, folder, sources)) if text is not None]
     return claude_code.listing_settings(texts)
+
+
+def _sources(call: Call) -> frozenset[str]:
+    """The setting sources an options call loads: its literal `setting_sources`, else all of them."""
+    value = call.keyword("setting_sources")
+    if value is not None and value.kind in ("list", "tuple") and all(item.text is not None for item in value.items):
+        return frozenset(item.text for item in value.items if item.text)
+    return ALL_SOURCES
 
 
 def _env_budget(call: Call) -> str | None:
@@ -449,7 +462,7 @@ def session_listing(model: Model, options: OptionsEntry) -> Listing:
     complete = options.registry.complete and (value is None or value.kind in ("none", "list", "tuple")
                                               or (value.kind == "str" and value.text == "all"))
     title = f"Claude session (options at line {options.call.span.start.line + 1})"
-    return claude_listing(skills, claude_settings(model, options.folder), kind="session", title=title,
+    return claude_listing(skills, claude_settings(model, options.folder, _sources(options.call)), kind="session", title=title,
                           path=options.path, span=options.call.callee_span, model=options.call.string_arg("model"),
                           env=_env_budget(options.call), complete=complete)
 

@@ -80,3 +80,14 @@ def test_a_subagent_runs_with_its_own_models_budget(check_project) -> None:
     # the same project with a 1,000,000-token model fits
     fits = agent.replace("claude-sonnet-4-5", "claude-opus-4-8")
     assert having(check_project({".claude/agents/helper.md": fits}), "LS101") == []
+
+
+def test_a_session_reads_the_settings_of_its_setting_sources_only(check_project) -> None:
+    names = ", ".join(f'"s{index:02d}"' for index in range(12))
+    raised = '{"skillListingBudgetFraction": 0.02}'
+    files = {**many(12, 760), ".claude/settings.local.json": raised}
+    # the local settings raise the budget to 16,000: it fits
+    assert having(check_project({**files, "agent.py": OPTIONS.format(names=names)}), "LS101") == []
+    # a session that loads the project's settings, not the local ones, does not read them: 8,000
+    source = OPTIONS.format(names=names).replace("model=", 'setting_sources=["project"], model=')
+    assert one(check_project({**files, "agent.py": source}), "LS101")["severity"] == "warning"

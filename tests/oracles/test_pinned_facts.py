@@ -43,6 +43,17 @@ def test_enumerations() -> None:
     assert list(agentfile.EFFORT_LEVELS) == CLAUDE["effort_levels"]
 
 
+def test_listing_budget_facts() -> None:
+    """listing.py's budget (docs/runtimes.md, "Listing budgets") from the facts drift.py reads in the binary."""
+    listing = CLAUDE["skill_listing"]
+    assert claude_code.BUDGET_FRACTION == listing["budget_fraction_default"]
+    assert claude_code.CHARS_PER_TOKEN == listing["chars_per_token"]
+    assert claude_code.CONTEXT_TOKENS == listing["context_tokens_default"]
+    assert claude_code.LISTING_BUDGET_ENV == listing["budget_env"]
+    assert listing["entry"] == "description - when_to_use"
+    assert list(claude_code.OVERRIDES) == CLAUDE["skill_overrides"]
+
+
 def test_limits() -> None:
     assert claude_code.LISTING_CAP == CLAUDE["skill_listing"]["max_desc_chars_default"]
     assert claude_code.NAME_CAP == CLAUDE["skill_name_max_chars"]
