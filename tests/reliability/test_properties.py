@@ -171,7 +171,10 @@ CLAUDE_PATH = ".claude/skills/demo/SKILL.md"
 
 def _check(root: Path) -> list[tuple[str, str, Span, str]]:
     results = run_rules(Workspace([root]).build(), Config())
-    return [(f.code, str(f.path.relative_to(root)), f.span, f.message) for found in results.values() for f in found]
+    # what a user reads: a message's paths relative to the checked directory (Finding.shown_message), and a
+    # path out of it absolute, so the temporary directory holding it is taken out
+    return [(f.code, str(f.path.relative_to(root)), f.span, f.shown_message(root).replace(str(root.parent), "<tmp>"))
+            for found in results.values() for f in found]
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -185,14 +188,16 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def test_a_whole_check_is_deterministic_and_its_spans_stay_inside(skill: str, claude: str, python: str) -> None:
     files = {SKILL_PATH: skill, CLAUDE_PATH: claude, "agent.py": python,
              ".agentdeck/skills/other/SKILL.md": "---\nname: other\ndescription: Other.\n---\n\nBody.\n"}
-    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
-        _write(Path(first), files)
-        _write(Path(second), files)
-        found = _check(Path(first))
-        assert found == _check(Path(first))  # the same input twice
-        assert found == _check(Path(second))  # and in another directory
+    with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as two:
+        # the same directory name in two places: a message names the checked directory by its name
+        first, second = Path(one) / "project", Path(two) / "project"
+        _write(first, files)
+        _write(second, files)
+        found = _check(first)
+        assert found == _check(first)  # the same input twice
+        assert found == _check(second)  # and in another directory
         for code, relative, span, _ in found:
-            text = decode((Path(first) / relative).read_bytes())
+            text = decode((first / relative).read_bytes())
             assert_inside(span, split_lines(text), code)
 
 
