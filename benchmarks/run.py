@@ -602,7 +602,7 @@ def judge(rows: list[Row]) -> None:
     by_size: dict[int, dict[str, Row]] = {}
     for row in rows:
         by_size.setdefault(row.size, {})[row.figure] = row
-    sizes = sorted(by_size)
+    sizes = sorted(size for size in by_size if size)  # (figure 8's buffers have no workspace size: 0)
     for row in rows:
         ratio = row.ratio
         if row.figure == "1 cold check" and ratio is not None:
