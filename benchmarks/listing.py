@@ -1,6 +1,6 @@
 """Figure 4 with listing budgets on (LS101, docs/performance.md "Listing budgets"): didChange -> publishDiagnostics
 of a `.claude/skills` SKILL.md whose description changes length, in the corpus of run.py with a project
-`.claude/settings.json` and a `ClaudeAgentOptions()` that lists every discovered skill — the worst case: each edit
+`.claude/settings.json` and a `ClaudeAgentOptions(setting_sources=["project"])` that lists every discovered skill — the worst case: each edit
 measures the project's listing and the session's again (3,500 skills at 10,000, both over budget).
 
     python benchmarks/listing.py --sizes 1000,10000
@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE))
 from generate import ensure_corpus  # noqa: E402
 from run import Row, _started_on, compile_bytecode, environment, percentile, table, uri  # noqa: E402
 
-SESSION = "from claude_agent_sdk import ClaudeAgentOptions\n\noptions = ClaudeAgentOptions()\n"
+SESSION = 'from claude_agent_sdk import ClaudeAgentOptions\n\noptions = ClaudeAgentOptions(setting_sources=["project"])\n'
 
 
 def listing_corpus(out: Path, size: int) -> tuple[Path, Path]:

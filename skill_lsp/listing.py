@@ -438,12 +438,18 @@ def claude_settings(model: Model, folder: Path, sources: frozenset[str] = ALL_SO
     return claude_code.listing_settings(texts)
 
 
-def _sources(call: Call) -> frozenset[str]:
-    """The setting sources an options call loads: its literal `setting_sources`, else all of them."""
+def _sources(call: Call) -> frozenset[str] | None:
+    """The setting sources an options call loads (None: not known statically): its literal `setting_sources`;
+    without one, the user's and the project's when `skills` is set, none otherwise (Python SDK 0.2.143,
+    RUNTIMES.md: "setting_sources defaults to ["user", "project"] only when skills is set"; the SDK's skills
+    guide: skills are "loaded from filesystem" only with settingSources / setting_sources)."""
     value = call.keyword("setting_sources")
-    if value is not None and value.kind in ("list", "tuple") and all(item.text is not None for item in value.items):
+    if value is None or value.kind == "none":
+        skills = call.keyword("skills")
+        return frozenset({"user", "project"}) if skills is not None and skills.kind != "none" else frozenset()
+    if value.kind in ("list", "tuple") and all(item.text is not None for item in value.items):
         return frozenset(item.text for item in value.items if item.text)
-    return ALL_SOURCES
+    return None
 
 
 def _env_budget(call: Call) -> str | None:
@@ -458,11 +464,15 @@ def _env_budget(call: Call) -> str | None:
 
 def session_listing(model: Model, options: OptionsEntry) -> Listing:
     skills, _ = options_skills(options)
+    sources = _sources(options.call)
+    if not sources:
+        # no filesystem settings: only the plugins it is given load skills (not known: none counted either)
+        skills = [skill for skill in skills if skill.root is not None and skill.root.origin == "plugin"]
     value = options.call.keyword("skills")
     complete = options.registry.complete and (value is None or value.kind in ("none", "list", "tuple")
                                               or (value.kind == "str" and value.text == "all"))
     title = f"Claude session (options at line {options.call.span.start.line + 1})"
-    return claude_listing(skills, claude_settings(model, options.folder, _sources(options.call)), kind="session", title=title,
+    return claude_listing(skills, claude_settings(model, options.folder, sources or frozenset()), kind="session", title=title,
                           path=options.path, span=options.call.callee_span, model=options.call.string_arg("model"),
                           env=_env_budget(options.call), complete=complete)
 

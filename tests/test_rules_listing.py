@@ -87,7 +87,18 @@ def test_a_session_reads_the_settings_of_its_setting_sources_only(check_project)
     raised = '{"skillListingBudgetFraction": 0.02}'
     files = {**many(12, 760), ".claude/settings.local.json": raised}
     # the local settings raise the budget to 16,000: it fits
-    assert having(check_project({**files, "agent.py": OPTIONS.format(names=names)}), "LS101") == []
-    # a session that loads the project's settings, not the local ones, does not read them: 8,000
+    local = OPTIONS.format(names=names).replace("model=", 'setting_sources=["project", "local"], model=')
+    assert having(check_project({**files, "agent.py": local}), "LS101") == []
+    # a session that loads the project's settings, not the local ones (skills= alone: user and project), does not
+    # read them: 8,000
+    assert one(check_project({**files, "agent.py": OPTIONS.format(names=names)}), "LS101")["severity"] == "warning"
     source = OPTIONS.format(names=names).replace("model=", 'setting_sources=["project"], model=')
     assert one(check_project({**files, "agent.py": source}), "LS101")["severity"] == "warning"
+
+
+def test_a_session_without_skills_or_setting_sources_loads_no_project_skills(check_project) -> None:
+    # the SDK loads filesystem settings and skills only with setting_sources, or skills= (user and project)
+    source = 'from claude_agent_sdk import ClaudeAgentOptions\n\noptions = ClaudeAgentOptions(model="claude-haiku-4-5")\n'
+    assert having(check_project({**many(12, 760), "agent.py": source}), "LS101") == []
+    listed = source.replace('model="claude-haiku-4-5"', 'model="claude-haiku-4-5", setting_sources=["project"]')
+    assert one(check_project({"agent.py": listed}), "LS101")["severity"] == "warning"

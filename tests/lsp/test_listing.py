@@ -19,7 +19,7 @@ pytestmark = pytest.mark.shared_server
 
 AGENT = '''from claude_agent_sdk import ClaudeAgentOptions
 
-options = ClaudeAgentOptions(model="claude-haiku-4-5")
+options = ClaudeAgentOptions(model="claude-haiku-4-5", setting_sources=["project"])
 '''
 SUBAGENT = "---\nname: helper\ndescription: Helps.\nmodel: claude-opus-4-8\n---\nYou help.\n"
 LONG = "Explains the refund rules. " + "Each case is spelled out in full here. " * 45
