@@ -446,7 +446,9 @@ def _sources(call: Call) -> frozenset[str] | None:
     value = call.keyword("setting_sources")
     if value is None or value.kind == "none":
         skills = call.keyword("skills")
-        return frozenset({"user", "project"}) if skills is not None and skills.kind != "none" else frozenset()
+        # (the Python SDK's default; the TypeScript SDK's is not documented for skills: none counted)
+        python = call.framework == "claude_agent_sdk"
+        return frozenset({"user", "project"}) if python and skills is not None and skills.kind != "none" else frozenset()
     if value.kind in ("list", "tuple") and all(item.text is not None for item in value.items):
         return frozenset(item.text for item in value.items if item.text)
     return None

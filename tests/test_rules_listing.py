@@ -102,3 +102,13 @@ def test_a_session_without_skills_or_setting_sources_loads_no_project_skills(che
     assert having(check_project({**many(12, 760), "agent.py": source}), "LS101") == []
     listed = source.replace('model="claude-haiku-4-5"', 'model="claude-haiku-4-5", setting_sources=["project"]')
     assert one(check_project({"agent.py": listed}), "LS101")["severity"] == "warning"
+
+
+def test_a_typescript_session_lists_project_skills_with_setting_sources_only(check_project) -> None:
+    names = ", ".join(f"'s{index:02d}'" for index in range(12))
+    source = ("import { query } from '@anthropic-ai/claude-agent-sdk';\n"
+              f"query({{ prompt: 'x', options: {{ model: 'claude-haiku-4-5', skills: [{names}] }} }});\n")
+    assert having(check_project({**many(12, 760), "agent.ts": source}), "LS101") == []
+    loaded = source.replace("model:", "settingSources: ['project'], model:")
+    finding = one(check_project({"agent.ts": loaded}), "LS101")
+    assert finding["severity"] == "warning" and where(finding)[:2] == (2, 1)
