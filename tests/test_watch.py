@@ -6,7 +6,7 @@ from pathlib import Path
 
 from watchdog.events import FileClosedNoWriteEvent, FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileOpenedEvent
 
-from skill_lsp.server.watch import WorkspaceWatcher
+from skill_lsp.server.watch import WorkspaceWatcher, relevant
 
 
 def test_reads_of_the_workspace_are_not_watched(tmp_path: Path) -> None:
@@ -42,3 +42,12 @@ def test_stopping_never_waits_for_the_watches_to_go(tmp_path: Path) -> None:
     watcher.add(tmp_path / "SKILL.md")
     watcher._flush()
     assert handed == []
+
+
+def test_claude_codes_project_settings_are_watched_and_other_settings_files_are_not(tmp_path: Path) -> None:
+    """A project's .claude/settings.json and settings.local.json set its listing's budget and skillOverrides
+    (LS101): a change on disk must reach the analysis; a .vscode/settings.json changes nothing."""
+    assert relevant(str(tmp_path / ".claude" / "settings.json"))
+    assert relevant(str(tmp_path / "sub" / ".claude" / "settings.local.json"))
+    assert not relevant(str(tmp_path / ".vscode" / "settings.json"))
+    assert not relevant(str(tmp_path / ".claude" / "notes.json"))

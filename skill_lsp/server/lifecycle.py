@@ -27,7 +27,9 @@ log = logging.getLogger("skill_lsp.server")
 
 WATCHERS = ("**/SKILL.md", "**/skill.md", "**/*.py", "**/pyproject.toml", "**/skill-lsp.toml", "**/.skill-lsp.toml", "**/plugin.json", "**/marketplace.json", "**/skills/*",
             # TypeScript/JavaScript agents and subagent files (.claude/agents, plugins' agents/)
-            "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md")
+            "**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}", "**/agents/*.md",
+            # Claude Code's project settings: the listing's budget and skillOverrides (LS101)
+            "**/.claude/settings.json", "**/.claude/settings.local.json")
 
 
 def on_initialize(ls: SkillLanguageServer, params: types.InitializeParams) -> None:

@@ -31,6 +31,7 @@ from watchdog.observers import Observer
 from ..config import CONFIG_FILES
 from ..discovery import SKIP_DIRS
 from ..pathtext import is_skill_filename
+from ..runtimes.claude_code import SETTINGS_FILES
 from ..tssource import is_script_name
 
 log = logging.getLogger("skill_lsp.server")
@@ -53,8 +54,10 @@ def relevant(path: str) -> bool:
     name = os.path.basename(path)
     if any(part in SKIP_DIRS for part in Path(path).parts):
         return False
+    folder = os.path.basename(os.path.dirname(path))
     return (is_skill_filename(name) or name.endswith(".py") or name in (*CONFIG_FILES, "plugin.json", "marketplace.json") or "." not in name
-            or is_script_name(name) or (name.endswith(".md") and os.path.basename(os.path.dirname(path)) == "agents"))
+            or is_script_name(name) or (name.endswith(".md") and folder == "agents")
+            or (name in SETTINGS_FILES and folder == ".claude"))  # Claude Code's listing settings (LS101)
 
 
 def _ignored(paths: list[Path]) -> None:

@@ -125,3 +125,19 @@ async def test_shortening_a_skill_updates_the_options_calls_finding(listing_clie
     change_document(listing_client, path, skill_text("refunds", "Refund rules."), 2)
     # 9,255 - 1,523: under 8,000
     await diagnostics_for(listing_client, agent, lambda items: codes(items) == [])
+
+
+async def test_a_settings_file_changed_on_disk_updates_the_listings_findings(listing_client: LanguageClient,
+                                                                            listing_workspace: Path) -> None:
+    """skillOverrides name-only for five skills brings the listing under 8,000: LS101 leaves the settings file
+    and the options call once the editor reports the change (the server registers a watcher for it)."""
+    agent = listing_workspace / "agent.py"
+    settings = listing_workspace / ".claude/settings.json"
+    open_file(listing_client, agent)
+    await diagnostics_for(listing_client, settings, lambda items: codes(items) == ["LS101"])
+    overrides = ", ".join(f'"s{index:02d}": "name-only"' for index in range(5))
+    settings.write_text(f'{{"skillOverrides": {{{overrides}}}}}\n', encoding="utf-8")
+    listing_client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=settings.as_uri(), type=types.FileChangeType.Changed)]))
+    await diagnostics_for(listing_client, settings, lambda items: codes(items) == [])
+    await diagnostics_for(listing_client, agent, lambda items: codes(items) == [])

@@ -101,7 +101,8 @@ async def test_watchers_progress_and_log_for_a_capable_client(workspace: Path) -
         await wait_for_index(client)
         watchers = registrations[0].registrations[0].register_options["watchers"]
         globs = {watcher["globPattern"] for watcher in watchers}
-        assert {"**/SKILL.md", "**/*.py", "**/pyproject.toml", "**/skills/*"} <= globs
+        assert {"**/SKILL.md", "**/*.py", "**/pyproject.toml", "**/skills/*",
+                "**/.claude/settings.json", "**/.claude/settings.local.json"} <= globs
         tokens = list(client.progress_reports)
         assert tokens, "the first index reports work-done progress"
         kinds = [report.kind for report in client.progress_reports[tokens[0]]]
