@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skill_lsp import listing
+from skill_lsp import listing, listingmath
 from skill_lsp.index import Model
 from skill_lsp.runtimes import claude_code
 from skill_lsp.workspace import Workspace
@@ -91,12 +91,12 @@ def test_disable_model_invocation_leaves_the_skill_out(project: Project) -> None
 
 def test_at_risk_is_exact_on_small_sets() -> None:
     # room 10 for {6, 5, 3}: 6 and 5 cannot both stay, 3 always fits (no subset of {6, 5} sums to 8-10)
-    assert listing.at_risk([6, 5, 3], 10) == [True, True, False]
+    assert listingmath.at_risk([6, 5, 3], 10) == [True, True, False]
     # room 10: {9, 1}: 1 always fits beside 9
-    assert listing.at_risk([9, 1, 1], 10) == [True, True, True]
-    assert listing.at_risk([9, 1], 10) == [False, False]
-    assert listing.at_risk([8, 8, 1], 10) == [True, True, False]
-    assert listing.dropped_at_least([8, 8, 1], 10) == 1
+    assert listingmath.at_risk([9, 1, 1], 10) == [True, True, True]
+    assert listingmath.at_risk([9, 1], 10) == [False, False]
+    assert listingmath.at_risk([8, 8, 1], 10) == [True, True, False]
+    assert listingmath.dropped_at_least([8, 8, 1], 10) == 1
 
 
 def test_codex_shortens_descriptions_then_leaves_skills_out(project: Project) -> None:
