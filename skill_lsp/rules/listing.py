@@ -7,7 +7,7 @@ import heapq
 from pathlib import Path
 
 from ..index import Model, OptionsEntry, SkillEntry
-from ..listing import Entry, Listing, listings_in, project_listing, session_listing
+from ..listing import Entry, Listing, listings_in, project_listing, session_listing, settings_text
 from ..listing import settings_files as listing_settings_files
 from ..model import Related, Severity, Span
 from ..runtimes import claude_code
@@ -77,11 +77,8 @@ def _own_model(model: Model, path: Path, listing: Listing) -> bool:
 
 
 def _settings_span(path: Path) -> Span:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            first = handle.readline(4096).rstrip("\r\n")
-    except OSError:
-        first = ""
+    """The settings file's first line (the text the listing read, through textutil's bounded reader)."""
+    first = (settings_text(path) or "").split("\n", 1)[0].rstrip("\r")
     return Span.of(0, 0, 0, len(first))
 
 

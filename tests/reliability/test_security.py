@@ -58,6 +58,10 @@ ALLOWED = {
     ("fixing.py", "writes"): "check --fix writes the fixes the user asked for: only inside the checked folders with "
                              "symlinks resolved, a temporary file then os.replace, new files exclusively (never "
                              "over an existing one)",
+    ("newskill.py", "reads"): "skill-lsp new: open(path, 'x') creates the SKILL.md the user asked for, exclusively "
+                              "(never over an existing file); nothing is read",
+    ("newskill.py", "writes"): "skill-lsp new writes the one SKILL.md the user asked for: its directory made, the file "
+                               "created exclusively, after the text was checked in place as an unsaved buffer",
     ("fixrun.py", "reads"): "check --diff: the fixed copies' texts, to show them as a diff of the originals",
     ("fixrun.py", "writes"): "check --diff tries the fixes on a scratch copy in a temporary directory (hard links to "
                              "the files, which fixing.py only ever replaces, never writes through) and removes it; "
