@@ -18,6 +18,18 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from pytest_lsp import ClientServerConfig
+
+from .lsp.conftest import (
+    PROJECT,
+    codes,
+    diagnostics_for,
+    end,
+    initialize_params,
+    open_document,
+    tolerate_abandoned_waits,
+    wait_for_index,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENT = ROOT / "vscode-client"
@@ -124,28 +136,61 @@ def cpythons() -> dict[str, str]:
     return found
 
 
-@pytest.mark.slow
-def test_the_bundled_server_checks_the_examples_under_each_python(tmp_path: Path) -> None:
-    """The real bundle, built for this machine and the CPythons found here, holds the TypeScript grammar once and
-    runs `check examples/` with each of them as the installed skill-lsp does (the launcher's `-I` run, no PYTHONPATH)."""
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """The real bundle, built for this machine and the CPythons found here, beside a copy of the launcher: the
+    launcher, and the interpreters by version."""
     pythons = cpythons()
-    extension = tmp_path / "extension"
+    extension = tmp_path_factory.mktemp("extension")
     (extension / "bundled" / "tool").mkdir(parents=True)
     shutil.copy(CLIENT / "bundled" / "tool" / "launch.py", extension / "bundled" / "tool" / "launch.py")
     libs = extension / "bundled" / "libs"
     subprocess.run([sys.executable, str(CLIENT / "scripts" / "bundle.py"), "--pythons", ",".join(pythons), "--out", str(libs)],
                    check=True, capture_output=True)
     assert json.loads((libs / "manifest.json").read_text())["pythons"] == sorted(pythons, key=lambda v: int(v.split(".")[1]))
-    assert len(list(libs.rglob("tree_sitter_typescript/_binding*"))) == 1
+    return extension / "bundled" / "tool" / "launch.py", pythons
 
+
+def environment() -> dict[str, str]:
+    """The test's isolated user skills and cache; without PYTHONPATH (which `-I` ignores anyway)."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
+@pytest.mark.slow
+def test_the_bundled_server_checks_the_examples_under_each_python(bundle: tuple[Path, dict[str, str]]) -> None:
+    """The bundle holds the TypeScript grammar once and runs `check examples/` with each Python as the installed
+    skill-lsp does (the launcher's `-I` run)."""
+    launch, pythons = bundle
+    libs = launch.parent.parent / "libs"
+    assert len(list(libs.rglob("tree_sitter_typescript/_binding*"))) == 1
     expected = subprocess.run([sys.executable, "-m", "skill_lsp", "check", "examples/"], cwd=ROOT, capture_output=True, text=True)
     assert expected.returncode == 1 and "SK" in expected.stdout
-    # the test's isolated user skills and cache; without PYTHONPATH (which `-I` ignores anyway)
-    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     for version, python in pythons.items():
-        launcher = [python, "-I", str(extension / "bundled" / "tool" / "launch.py")]
-        probe = json.loads(subprocess.run([*launcher, "--check"], capture_output=True, text=True, env=environment).stdout)
+        launcher = [python, "-I", str(launch)]
+        probe = json.loads(subprocess.run([*launcher, "--check"], capture_output=True, text=True, env=environment()).stdout)
         assert probe["ok"] and probe["python"].startswith(version + ".") and probe["yamlLoader"] == "C", probe
         assert Path(probe["serverPath"]).is_relative_to(libs), probe
-        done = subprocess.run([*launcher, "--", "check", "examples/"], cwd=ROOT, capture_output=True, text=True, env=environment)
+        done = subprocess.run([*launcher, "--", "check", "examples/"], cwd=ROOT, capture_output=True, text=True, env=environment())
         assert (done.returncode, done.stdout) == (expected.returncode, expected.stdout), f"Python {version}: {done.stderr}"
+
+
+@pytest.mark.slow
+async def test_the_bundled_server_serves_under_each_python(bundle: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    """`launch.py -- serve`, as the extension starts it, with each Python: initialize, the first index, and a
+    SKILL.md without a description opened gets SK106."""
+    launch, pythons = bundle
+    for version, python in pythons.items():
+        workspace = tmp_path / version / "project"
+        shutil.copytree(PROJECT, workspace)
+        client = await ClientServerConfig(server_command=[python, "-I", str(launch), "--", "serve"],
+                                          server_env=environment()).start()
+        try:
+            tolerate_abandoned_waits(client)
+            result = await client.initialize_session(initialize_params("visual-studio-code", workspace))
+            assert result.server_info is not None and result.server_info.name == "skill-lsp", version
+            await wait_for_index(client)
+            broken = workspace / ".agentdeck/skills/broken/SKILL.md"
+            open_document(client, broken)
+            assert codes(await diagnostics_for(client, broken, lambda found: bool(found))) == ["SK106"], version
+        finally:
+            await end(client)
