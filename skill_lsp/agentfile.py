@@ -17,7 +17,8 @@ mirrors the frontmatter):
   (TS SDK `PermissionMode`); `maxTurns`, `effort` (plugins: 2.1.78): a positive integer, and
   `low|medium|high|xhigh|max` or an integer; `memory`: `user|project|local`; `background` (2.1.49): a
   boolean; `isolation: worktree` (2.1.50); `hooks` (a mapping), `mcpServers` (a list), `initialPrompt`,
-  `color`, and the SDK type's `autoCompactWindow`, `omitClaudeMd`, `observer`, `observerMessage`.
+  `color`, and the SDK type's `autoCompactWindow`, `omitClaudeMd`, `observer`, `observerMessage`;
+  `observeSubagents`, `observeToolResults` (booleans) and `experimental` (a mapping) in 2.1.332's agent schema.
 - Keys it does not know are ignored; on a YAML error the frontmatter is read again with values holding
   `: ` quoted, as for skills (see _recovered).
 """
@@ -64,6 +65,12 @@ KNOWN_FIELDS: dict[str, str] = {
     "omitClaudeMd": "`true` to run without the CLAUDE.md instruction files.",
     "observer": "Agent type(s) spawned as background observers.",
     "observerMessage": "Text appended to each activity digest sent to the observer.",
+    # the next three: Claude Code 2.1.332's agent schema (its binary's describe() texts)
+    "observeSubagents": "`false`: subagents this agent spawns do not inherit its observers (on an observer's own "
+                        "definition, keeps it on the agents that declare it). Default `true`.",
+    "observeToolResults": "On an observer's own definition, `false` leaves tool results, auto-loaded CLAUDE.md and "
+                          "discovered skills out of its activity digests. Default `true`.",
+    "experimental": "Experimental per-agent options (`cacheTtl`: `5m` or `1h`); unknown keys are ignored.",
 }
 
 Note = tuple[str, Span, str, "str | None"]

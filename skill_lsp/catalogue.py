@@ -270,8 +270,8 @@ RULES: tuple[Rule, ...] = (
         "SK206", "unknown-tool", W, "A tool in `allowed-tools` that is a near miss of a Claude Code tool.",
         "Claude Code matches `allowed-tools` (and `disallowed-tools`) by exact tool name, so `bash` or `WebFetcher` "
         "grants (or denies) nothing and the agent is asked for permission after all. Reported only for a name "
-        "within a typo of a tool of Claude Code's tools reference (2.1.240; the TypeScript SDK's "
-        "`BUILTIN_TOOL_NAMES`) or of an earlier release's name (`Task`, `MultiEdit`, ...): other names may be a "
+        "within a typo of a tool of Claude Code's tools reference (2.1.240) or of the TypeScript SDK's "
+        "`BUILTIN_TOOL_NAMES` (0.3.333, Claude Code 2.1.332), or of an earlier release's name (`Task`, `MultiEdit`, ...): other names may be a "
         "plugin's, an MCP server's (`mcp__server__tool`) or a newer release's tool. The list lives in "
         "`skill_lsp/claude_tools.py`. Patterns such as `Bash(git status:*)` are checked by their tool name.",
         "allowed-tools: Read, Grep, bash(git:*)   # 'Bash'",

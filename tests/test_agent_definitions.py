@@ -111,6 +111,9 @@ def test_subagent_fields_are_checked_as_claude_code_reads_them(check_project) ->
         # an unquoted ': ' is read after Claude Code's quoting retry: no finding
         ".claude/agents/colon.md": "---\nname: colon\ndescription: Use when: a PR opens\nskills: [code-review]\n---\n",
         ".claude/agents/prose.md": "# Just notes\n",
+        # fields of Claude Code 2.1.332's agent schema: no CA104
+        ".claude/agents/observed.md": "---\nname: observed\ndescription: d\nobserveSubagents: false\n"
+                                      "observeToolResults: false\nexperimental:\n  cacheTtl: 1h\n---\n",
     })
     a = [f for f in findings if f["path"] == ".claude/agents/a.md"]
     assert sorted(codes(a)) == ["CA103", "CA103", "CA103", "CA104"]
@@ -121,7 +124,8 @@ def test_subagent_fields_are_checked_as_claude_code_reads_them(check_project) ->
     nameless = one([f for f in findings if f["path"] == ".claude/agents/nameless.md"], "CA101")
     assert nameless["severity"] == "error" and "no 'name'" in nameless["message"]
     assert codes(f for f in findings if f["path"] == ".claude/agents/broken.md") == ["CA102"]
-    assert not [f for f in findings if f["path"] in (".claude/agents/prose.md", ".claude/agents/colon.md")]
+    assert not [f for f in findings if f["path"] in (".claude/agents/prose.md", ".claude/agents/colon.md",
+                                                       ".claude/agents/observed.md")]
 
 
 def test_subagent_skills_match_display_names_and_bare_plugin_names(check_project) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from skill_lsp import agentfile, claude_tools
 from skill_lsp.runtimes import claude_code, spec
 
@@ -24,13 +22,10 @@ def test_every_skill_key_of_claude_code_is_known() -> None:
     assert sorted(set(CLAUDE["skill_frontmatter_keys"]) - known) == []
 
 
-@pytest.mark.xfail(strict=True, reason="agentfile.KNOWN_FIELDS lacks experimental, observeSubagents, observeToolResults "
-                   "(Claude Code 2.1.332 agent schema)")
 def test_every_subagent_key_of_claude_code_is_known() -> None:
     assert sorted(set(CLAUDE["agent_frontmatter_keys"]) - set(agentfile.KNOWN_FIELDS)) == []
 
 
-@pytest.mark.xfail(strict=True, reason="claude_tools.KNOWN lacks 23 names of TS SDK 0.3.333 BUILTIN_TOOL_NAMES")
 def test_every_builtin_tool_is_known() -> None:
     assert sorted(set(SDK_TS["builtin_tool_names"]) - claude_tools.KNOWN) == []
 
