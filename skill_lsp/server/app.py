@@ -1,7 +1,7 @@
 """The wiring: the server instance, and every LSP method and command it answers, each to its handler.
 
 One place to read what the server does (as esbonio's setup.py and ruff's api.rs): the handlers live by
-purpose beside it (lifecycle, documents, pull, hover, completion, navigation, symbols, edits), the
+purpose beside it (lifecycle, documents, pull, hover, completion, navigation, symbols, edits, skillsview), the
 scheduling of the analyses in scheduler.py, their publication in publish.py, the server object in server.py.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from . import completion, documents, edits, hover, lifecycle, navigation, pull, symbols
+from . import completion, documents, edits, hover, lifecycle, navigation, pull, skillsview, symbols
 from .server import SkillLanguageServer
 
 server = SkillLanguageServer()
@@ -49,6 +49,10 @@ server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)(edits.prepare_rename)
 server.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))(edits.rename)
 server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
     code_action_kinds=[types.CodeActionKind.QuickFix]))(edits.code_action)
+
+# -- the skills view: its request, and its notification after each analysis ------------------------------
+server.feature(skillsview.REQUEST)(skillsview.skills_request)
+server.after_analysis.append(skillsview.tell_view)
 
 # -- commands -------------------------------------------------------------------------------------------
 server.command("skillLsp.reveal")(edits.reveal_command)

@@ -98,6 +98,10 @@ class SkillLanguageServer(LanguageServer):
         self.near_index = NearIndex()  # used on near_thread only
         self.near_soon: asyncio.TimerHandle | None = None
         self.near_build: tuple[dict[Path, str], asyncio.Future[Model]] | None = None
+        # called on the worker thread after each analysis and its publication (app.py wires them)
+        self.after_analysis: list[Callable[[SkillLanguageServer], None]] = []
+        # the client asked for the skills view: it is told when that may have changed (skillsview.tell_view)
+        self.skills_view = False
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls' stdio server, reading the client with early.ReadAhead (a thread of its own reads
@@ -309,6 +313,8 @@ class SkillLanguageServer(LanguageServer):
         else:
             chosen = changed | job.publish | set(job.texts) | job.closed
         publish(self, chosen)
+        for then in self.after_analysis:
+            then(self)
 
     def notify_user(self, message: str) -> None:
         """From the worker thread: a warning the editor shows (window/showMessage)."""

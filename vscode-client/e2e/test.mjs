@@ -226,6 +226,95 @@ async function completionListsEachOnce(shot) {
   );
 }
 
+/** The Skills view: the fixture's roots and skills, a skill's listers and verdicts, and clicks that open files. */
+async function skillsView() {
+  await workbench.command("Explorer: Focus on Skills View");
+  // Room for the view: the folder's own tree folded, the side bar widened (its sash dragged).
+  const folders = page.locator(".explorer-viewlet .pane-header").first();
+  if ((await folders.getAttribute("aria-expanded")) === "true") {
+    await folders.click();
+  }
+  const sidebar = await page.locator(".part.sidebar").first().boundingBox();
+  if (sidebar && sidebar.width < 500) {
+    const y = sidebar.y + sidebar.height / 2;
+    await page.mouse.move(sidebar.x + sidebar.width + 1, y);
+    await page.mouse.down();
+    await page.mouse.move(sidebar.x + 560, y, { steps: 5 });
+    await page.mouse.up();
+  }
+  const pane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: /^Skills/ }) }).first();
+  const rows = pane.locator(".monaco-list-row");
+  // Each row as "label description" (the two are spans side by side).
+  const rowTexts = async () =>
+    (await rows.evaluateAll((elements) => elements.map((element) =>
+      `${element.querySelector(".label-name")?.textContent ?? ""} ${element.querySelector(".label-description")?.textContent ?? ""}`,
+    ))).map((text) => collapse(text).trim());
+  // The roots open by themselves; the server answers once its first index is done.
+  // (AgentDeck lists a skill by its frontmatter name: fare-rules/ is Fare_Rules)
+  const skills = ["Fare_Rules", "broken", "parse-request", "quote-fare", "refund-policy"];
+  await poll("the fixture's roots and skills in the Skills view", async () => {
+    const texts = await rowTexts();
+    return (
+      texts.some((text) => text.startsWith(".agentdeck/skills AgentDeck · 4 skills")) &&
+      texts.some((text) => text.startsWith(".claude/skills Claude Code, VS Code Copilot · 1 skill")) &&
+      skills.every((name) => texts.some((text) => text.startsWith(`${name} `)))
+    );
+  }, SERVER_TIMEOUT_MS);
+  const row = (label) =>
+    rows.filter({ has: page.locator(".label-name", { hasText: new RegExp(`^${escapeRegExp(label)}$`) }) }).first();
+  // A skill opens on its twistie: its listers, each runtime's verdict, its listings and its findings.
+  for (const name of ["parse-request", "refund-policy", "broken"]) {
+    await row(name).locator(".monaco-tl-twistie").click();
+  }
+  await poll("the listers, verdicts, listings and findings of the skills opened", async () => {
+    const texts = await rowTexts();
+    return (
+      texts.some((text) => text.startsWith("Booking agent · AgentDeck · .agentdeck/agents/booking/agent.py")) &&
+      texts.some((text) => text.startsWith("AgentDeck: loads it")) &&
+      texts.some((text) => text.startsWith("refunds subagent · Claude Code · .claude/agents/refunds.md")) &&
+      texts.some((text) => text.startsWith("support session · Claude Agent SDK · support.py")) &&
+      // each listing a skill is an entry of, with its size: the agent's block, Claude Code's listing of the project
+      texts.some((text) => /^\d+ characters in agent Booking /.test(text)) &&
+      texts.some((text) => /^\d+ characters in Claude Code in workspace \(\.claude\/skills\) /.test(text)) &&
+      texts.some((text) => text.startsWith("SK106 ")) &&
+      texts.some((text) => /^AgentDeck: .*SK106/.test(text))
+    );
+  }, SERVER_TIMEOUT_MS);
+  // A click on a skill opens its SKILL.md; on a lister, the file that lists it.
+  await row("parse-request").click();
+  await poll("parse-request's SKILL.md in the editor", async () =>
+    (await workbench.activeTabTitle()) === "SKILL.md" &&
+    collapse(await workbench.editorText()).includes("Extract pickup, dropoff, and date"),
+  );
+  // (the mouse off the rows: a row's tooltip would cover the shot)
+  const blank = await pane.boundingBox();
+  const rest = () => page.mouse.move(blank.x + 40, blank.y + blank.height - 20);
+  await rest();
+  const file = await workbench.screenshot("skills-view");
+  await copyFile(file, path.join(screenshots, "skills.png"));
+  await row("refunds").click();
+  await poll("the refunds subagent in the editor", async () =>
+    (await workbench.activeTabTitle()) === "refunds.md" &&
+    collapse(await workbench.editorText()).includes("You answer refund questions"),
+  );
+  await rest();
+  await workbench.screenshot("skills-view-subagent");
+  await workbench.command("View: Close All Editors");
+  // The workbench as the next steps expect it: the side bar as wide as before, the folder's tree open.
+  if (sidebar && sidebar.width < 500) {
+    const now = await page.locator(".part.sidebar").first().boundingBox();
+    const y = now.y + now.height / 2;
+    await page.mouse.move(now.x + now.width + 1, y);
+    await page.mouse.down();
+    await page.mouse.move(sidebar.x + sidebar.width, y, { steps: 5 });
+    await page.mouse.up();
+  }
+  if ((await folders.getAttribute("aria-expanded")) === "false") {
+    await folders.click();
+  }
+  await page.mouse.move(0, 0);
+}
+
 async function restrictedMode() {
   // Its screenshots follow the first run's.
   workbench.shot = 20;
@@ -351,6 +440,10 @@ async function fullRun() {
 
   if (!smoke) {
     const agentSource = await readFile(path.join(workspace, AGENT_FILE), "utf8");
+
+    await step("the Skills view shows the roots and skills, and a click opens the file", async () => {
+      await skillsView();
+    });
 
     await step("a SKILL.md without description shows SK106 in Problems, once", async () => {
       await workbench.openFile(BROKEN_SKILL);

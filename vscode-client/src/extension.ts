@@ -7,6 +7,7 @@ import { CLIENT_NAME, changesServer, createClient, notifySettingsChanged } from 
 import { DISCLOSURE_SCHEME, DisclosureDocuments, showDisclosure } from "./disclosure";
 import { findServer, onInterpreterChange } from "./python";
 import { showReferences } from "./references";
+import { SkillsView } from "./skillsView";
 
 /** Starts, stops and restarts the server, one operation after another. */
 class ServerController {
@@ -16,6 +17,8 @@ class ServerController {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly extensionPath: string,
+    /** Called with each client once it runs. */
+    private readonly started: (client: LanguageClient) => void,
   ) {}
 
   get client(): LanguageClient | undefined {
@@ -51,6 +54,7 @@ class ServerController {
     this.running = createClient(server, this.log);
     try {
       await this.running.start();
+      this.started(this.running);
     } catch (error) {
       // The language client has already shown the failure with its details.
       this.log.error(`The server did not start: ${describe(error)}`);
@@ -73,13 +77,15 @@ let controller: ServerController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
-  const server = new ServerController(log, context.extensionPath);
+  const skills = new SkillsView(() => controller?.client);
+  const server = new ServerController(log, context.extensionPath, (client) => { skills.attach(client); });
   controller = server;
   const disclosures = new DisclosureDocuments();
 
   context.subscriptions.push(
     log,
     disclosures,
+    skills,
     vscode.workspace.registerTextDocumentContentProvider(DISCLOSURE_SCHEME, disclosures),
     vscode.commands.registerCommand("skillLsp.restart", () => server.restart()),
     vscode.commands.registerCommand("skillLsp.showOutput", () => {
