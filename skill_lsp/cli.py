@@ -1,4 +1,4 @@
-"""argparse front end: serve | check | disclosure | new | rules."""
+"""argparse front end: serve | check | disclosure | new | rules | report."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import Progress, display_path, format_github, format_json, format_sarif, format_text, shows_progress, summary
 from .pathtext import within
+from .report import add_arguments as add_report_arguments
+from .report import command_report
 from .server import add_serve_arguments
 from .targets import CHECKED_FILES, UsageError, not_checked, project_folder, selected, workspaces
 
@@ -468,6 +470,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("code", nargs="?", metavar="CODE", help="a rule's code or name, or a prefix as --select takes it (SK1)")
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.set_defaults(handler=command_rules, usage=rules.format_usage, parser=rules)
+
+    report = commands.add_parser("report", help="each agent, Claude session and subagent: the skills it chooses from")
+    add_report_arguments(report)
+    report.set_defaults(handler=lambda args: command_report(args, _with_user_skills(Config(), args)),
+                        usage=report.format_usage, parser=report)
     _add_serve(commands)
     return parser
 

@@ -1,6 +1,7 @@
 """Who chooses from which skills: one row per AgentDeck agent, Claude session (options call) and subagent with the skills it resolves to, and each skill's rows.
 
-The server's skills view (server/skillsview.py) shows them under each skill.
+`skill-lsp report` prints the rows (report.py); the server's skills view (server/skillsview.py) shows them under
+each skill.
 A row holds what the model says statically: the skills a list names (in its order, each once, with the span of
 the entry that names it), the names that resolve to no skill, and whether the list is a literal at all (a
 variable or a call gives skills known only by running the code).
