@@ -515,7 +515,9 @@ def test_agents_named_by_decks_of_other_files_cost_what_one_file_costs(project: 
     spent, findings = analysed(project.root)
     # every agent is in the Decks: its unknown skill is reported against their registry
     unknown = [finding for finding in findings if finding.code == "AD101"]
-    assert len(unknown) == count and all("Deck at deck_" in finding.message for finding in unknown), unknown[:2]
+    # the Deck's file as a user reads it (paths in a message relative to the checked directory)
+    assert len(unknown) == count and all("Deck at deck_" in finding.shown_message(project.root)
+                                         for finding in unknown), unknown[:2]
     one_file = head + agents + "".join(f'\ndeck_{number} = Deck(agents=[{listed}], skills="skills")\n' for number in range(decks))
     plain = baseline_files(tmp_path, {"agents.py": one_file, "skills/demo/SKILL.md": skill})
     assert spent.seconds <= 1.5 * plain.seconds + 0.2, f"other files: {spent}; one file: {plain}"
