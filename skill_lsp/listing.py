@@ -472,14 +472,16 @@ def listings(model: Model) -> list[Listing]:
     return found
 
 
-def listings_in(model: Model, path: Path) -> list[Listing]:
-    """The listings reported in path: its options calls', subagents' and agents', and a project's when path is
-    the project's settings file."""
+def listings_in(model: Model, path: Path, *, agents: bool = True) -> list[Listing]:
+    """The listings reported in path: its options calls', subagents' and (unless `agents` is false: LS101 has
+    no AgentDeck budget to hold them to, and a disclosure block is the costliest to make) agents', and a
+    project's when path is the project's settings file."""
     found: list[Listing] = []
-    _, agents, options = model.entries_in(path)
+    _, deck_agents, options = model.entries_in(path)
     found += [session_listing(model, each) for each in options]
     found += [each for each in (subagent_listing(model, definition) for definition in model.definitions_in(path)) if each]
-    found += [agentdeck_listing(model, each) for each in agents]
+    if agents:
+        found += [agentdeck_listing(model, each) for each in deck_agents]
     if path.name in claude_code.SETTINGS_FILES and path.parent.name == ".claude":
         project = project_listing(model, path.parent.parent)
         if project is not None and project.path == path:

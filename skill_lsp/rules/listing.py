@@ -63,7 +63,7 @@ def check_listings(model: Model, path: Path, reporter: Reporter) -> None:
     """The listings of an options call or subagent file."""
     if not reporter.wants("LS101"):
         return
-    for listing in listings_in(model, path):
+    for listing in listings_in(model, path, agents=False):
         # a subagent that inherits the session's model has the session's listing: the project's or the
         # options call's finding says it; one of its own model is reported on it
         if listing.kind == "session" or (listing.kind == "subagent" and listing.model is not None
