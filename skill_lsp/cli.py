@@ -23,8 +23,6 @@ from .model import Finding, Profile, Severity
 from .outcome import Outcome, cache_dir, cached_outcome
 from .output import Progress, display_path, format_github, format_json, format_sarif, format_text, shows_progress, summary
 from .pathtext import within
-from .report import add_arguments as add_report_arguments
-from .report import command_report
 from .server import add_serve_arguments
 from .targets import CHECKED_FILES, UsageError, not_checked, project_folder, selected, workspaces
 
@@ -472,8 +470,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.set_defaults(handler=command_rules, usage=rules.format_usage, parser=rules)
 
     report = commands.add_parser("report", help="each agent, Claude session and subagent: the skills it chooses from")
-    add_report_arguments(report)
-    report.set_defaults(handler=lambda args: command_report(args, _with_user_skills(Config(), args)),
+    report.add_argument("paths", nargs="*", metavar="PATH", help="directories, or files whose agents to report (default: .)")
+    report.add_argument("--format", choices=("text", "json"), default="text")
+    report.add_argument("--user-skills-dir", metavar="DIR", help="the user's Claude skills (default ~/.claude/skills)")
+    report.add_argument("--no-cache", action="store_true", help="read every file again, without check's cache")
+    report.set_defaults(handler=lambda args: _report(args, _with_user_skills(Config(), args)),
                         usage=report.format_usage, parser=report)
     _add_serve(commands)
     return parser
@@ -535,6 +536,13 @@ def _option_meant(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
             if near:
                 return f"; did you mean {near[0]}?"
     return ""
+
+
+def _report(args: argparse.Namespace, settings: Config) -> int:
+    # imported when asked: the model, listings and overlaps cost a warm check 80 ms to import up front
+    from .report import command_report
+
+    return command_report(args, settings)
 
 
 def main(argv: list[str] | None = None) -> int:

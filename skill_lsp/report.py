@@ -76,14 +76,6 @@ def counted(count: int, what: str) -> str:
     return f"{count:,} {what}{'' if count == 1 else 's'}"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="directories, or files whose agents to report (default: .)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--user-skills-dir", metavar="DIR", help="the user's Claude skills (default ~/.claude/skills)")
-    parser.add_argument("--no-cache", action="store_true", help="read every file again, without check's cache")
-
-
 def command_report(args: argparse.Namespace, settings: Config) -> int:
     """The report of args.paths, built with settings (the command line's user skills directory in it)."""
     cwd = Path(os.getcwd())
