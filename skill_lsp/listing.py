@@ -500,6 +500,10 @@ def skill_listings(model: Model, skill: SkillEntry) -> list[tuple[Listing, Entry
     if skill.root is not None and any(runtime.key == "codex" for runtime in skill.runtimes):
         candidates += [each for each in codex_listings(model) if each.path == skill.root.path]
     seen: set[int] = set()
+    for options in model.options:  # a session with no skills= filter lists every skill it discovers
+        if lists_every_skill(options) and any(each is skill for each in options.registry.skills.get(skill.key, [])):
+            seen.add(id(options))
+            candidates.append(session_listing(model, options))
     for _, _, owner in model.agents_using(skill):
         if id(owner) in seen:
             continue
@@ -513,6 +517,12 @@ def skill_listings(model: Model, skill: SkillEntry) -> list[tuple[Listing, Entry
         if entry is not None:
             found.append((listing, entry))
     return found
+
+
+def lists_every_skill(options: OptionsEntry) -> bool:
+    """Whether the session lists every skill it discovers (no skills= filter, or skills="all")."""
+    value = options.call.keyword("skills")
+    return value is None or value.kind == "none" or (value.kind == "str" and value.text == "all")
 
 
 def registry_skills(registry: Registry) -> list[SkillEntry]:

@@ -7,7 +7,7 @@ import heapq
 from pathlib import Path
 
 from ..index import Model, OptionsEntry, SkillEntry
-from ..listing import Entry, Listing, listings_in, project_listing, session_listing, settings_text
+from ..listing import Entry, Listing, listings_in, lists_every_skill, project_listing, session_listing, settings_text
 from ..listing import settings_files as listing_settings_files
 from ..model import Related, Severity, Span
 from ..runtimes import claude_code
@@ -103,13 +103,6 @@ def settings_files(model: Model) -> list[Path]:
     return found
 
 
-def _lists_every_skill(options: OptionsEntry) -> bool:
-    """Whether the session lists every skill it discovers (no skills= filter: a filter's names are in
-    model.listings, whose files an edit refreshes already)."""
-    value = options.call.keyword("skills")
-    return value is None or value.kind == "none" or (value.kind == "str" and value.text == "all")
-
-
 def listing_files(model: Model, skill: SkillEntry) -> set[Path]:
     """The files whose listing findings an edit of skill can change: its project's settings file, the options
     calls whose sessions list every skill they discover and hold it, and the subagents that run in them or in
@@ -124,7 +117,7 @@ def listing_files(model: Model, skill: SkillEntry) -> set[Path]:
             found.add(files[0])
     sessions: list[OptionsEntry] = []
     for options in model.options:
-        if _lists_every_skill(options) and any(each is skill for each in options.registry.skills.get(skill.key, [])):
+        if lists_every_skill(options) and any(each is skill for each in options.registry.skills.get(skill.key, [])):
             sessions.append(options)
             found.add(options.path)
     for definition in model.definitions:

@@ -94,6 +94,8 @@ async def test_the_hover_of_a_long_description_shows_its_cut(listing_client: Lan
     assert "Claude Code cuts the description and `when_to_use` at 1,536 characters" in text
     assert f"the model never reads the last {cut:,} characters" in text
     assert f"Over budget by {TOTAL - 8000:,} characters: this description can be dropped" in text
+    # the options call has no skills= filter: its session lists every skill it discovers, this one too
+    assert f"**Claude session (options at line 3)** — 13 skills · {TOTAL:,} characters of 8,000 · 13 at risk" in text
 
 
 async def test_code_lenses_on_the_options_call_and_the_subagent(listing_client: LanguageClient,
