@@ -14,6 +14,7 @@ from ..catalogue import BY_CODE
 from ..config import Config
 from ..fixtext import description_from_body, yaml_value
 from ..index import Model, SkillEntry
+from ..listing import settings_text
 from ..model import Fix, Position, RenamePath, Severity, Span, TextEdit
 from ..runtimes import (
     STRICT_LOADERS,
@@ -31,7 +32,7 @@ from ..runtimes import (
 )
 from ..runtimes.spec import name_problem, suggest_name
 from ..skillfile import Field, SkillFile, quote_yaml_value
-from ..textutil import FileTooLarge, encoding_problem, read_text
+from ..textutil import encoding_problem
 from .body import check_body, claude_code_loads, list_dir
 from .encoding import check_encoding
 from .hidden import check_hidden
@@ -444,10 +445,9 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
             continue
         target = str(settings_dir / name)
         list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
-        try:
-            texts.append(read_text(Path(target), 1024 * 1024))
-        except (OSError, FileTooLarge):
-            continue
+        text = settings_text(Path(target))  # the listings' reader: read once per file and version, not per skill
+        if text is not None:
+            texts.append(text)
     return claude_code.listing_cap(texts)
 
 
