@@ -12,6 +12,9 @@ from .helpers import codes, having, one, skill_md, where
     ("allowed-tools: Read WebFetcher", "WebFetcher", 21, "WebFetch"),
     ('allowed-tools: "Glob, Grepp"', "Grepp", 23, "Grep"),
     ("disallowed-tools: Writes", "Writes", 19, "Write"),
+    # tools of the TypeScript SDK 0.3.333's BUILTIN_TOOL_NAMES that the tools reference leaves out
+    ("allowed-tools: Workflows", "Workflows", 16, "Workflow"),
+    ("allowed-tools: ScheduleWakeUp", "ScheduleWakeUp", 16, "ScheduleWakeup"),
 ])
 def test_sk206_near_miss_of_a_claude_code_tool(check_skill, tools, name, column, near):
     finding = one(check_skill(skill_md(extra=tools), profile="claude"), "SK206")
@@ -32,6 +35,7 @@ def test_sk206_in_a_yaml_list(check_skill):
 @pytest.mark.parametrize("tools", [
     "allowed-tools: Bash(git:*) Read Edit Write Glob Grep WebFetch WebSearch Agent Skill(review) TodoWrite",
     "allowed-tools: Task, MultiEdit, LS, NotebookRead",  # earlier releases' names
+    "allowed-tools: Monitor, SendMessage, SendUserMessage, ReadMcpResourceDirTool, Workflow",  # SDK 0.3.333's
     "allowed-tools: mcp__slack__post_message, mcp__github",
     "allowed-tools: DeployTool, FigmaExport",  # a plugin's or an MCP server's: not a near miss
     "allowed-tools: [Read, Bash(python:*)]",
