@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import shutil
 import sys
@@ -240,6 +241,46 @@ class _Waits(dict):  # type: ignore[type-arg]
     def pop(self, key: object, default: object = None) -> object:
         future = super().pop(key, default)
         return default if future is not default and future.done() else future
+
+
+def shared_fixtures(prefix: str, project: str | Path, workspace: str | None = None, client: str | None = None,
+                    folder: str = ".", options: Callable[[Path], dict[str, object]] | None = None,
+                    ) -> tuple[object, object, object]:
+    """A module's own shared server over a project of its own, as three fixtures to assign in the module:
+    `<prefix>_server` (module scope, SharedServer.kept), the workspace (workspace_for; `<prefix>_workspace`
+    unless named) and the client (`<prefix>_client` unless named). project is the name of the module's fixture that makes the project,
+    or the project's path itself; folder and options are the server's, as SharedServer takes them.
+
+        linked_server, linked_workspace, linked_client = shared_fixtures("linked", "linked_project")
+    """
+    server_name = f"{prefix}_server"
+    workspace_name, client_name = workspace or f"{prefix}_workspace", client or f"{prefix}_client"
+    from_fixture = isinstance(project, str)
+
+    async def server(profile: str, tmp_path_factory: pytest.TempPathFactory, **made: Path) -> AsyncIterator[SharedServer]:
+        path = made[str(project)] if from_fixture else Path(project)
+        async with SharedServer.kept(profile, path, tmp_path_factory, folder, options) as shared:
+            yield shared
+
+    def place(request: pytest.FixtureRequest, tmp_path: Path, **shared: SharedServer) -> Path:
+        return shared[server_name].workspace_for(request, tmp_path, client_name)
+
+    async def lent(request: pytest.FixtureRequest, **given: object) -> AsyncIterator[LanguageClient]:
+        shared, place = given[server_name], given[workspace_name]
+        assert isinstance(shared, SharedServer) and isinstance(place, Path)
+        async with shared.client_for(request, place, client_name) as client:
+            yield client
+
+    # pytest gives a fixture what its signature names: these name the module's fixtures they depend on
+    def named(function: Callable[..., object], *names: str) -> Callable[..., object]:
+        keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        function.__signature__ = inspect.Signature([inspect.Parameter(name, keyword) for name in names])  # type: ignore[attr-defined]
+        return function
+
+    server_names = ["profile", "tmp_path_factory"] + ([str(project)] if from_fixture else [])
+    return (pytest.fixture(scope="module", name=server_name)(named(server, *server_names)),
+            pytest.fixture(name=workspace_name)(named(place, "request", "tmp_path", server_name)),
+            pytest.fixture(name=client_name)(named(lent, "request", server_name, workspace_name)))
 
 
 def tolerate_abandoned_waits(client: LanguageClient) -> None:

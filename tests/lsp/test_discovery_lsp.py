@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from ..helpers import skill_md, write_files
-from .conftest import SharedServer, codes, diagnostics_for, open_document, uri
+from .conftest import codes, diagnostics_for, open_document, shared_fixtures, uri
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REAL = "skills/pdf-tools/SKILL.md"
@@ -82,23 +81,8 @@ def linked_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-async def linked_server(profile: str, linked_project: Path,
-                        tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
-    async with SharedServer.kept(profile, linked_project, tmp_path_factory) as server:
-        yield server
-
-
-@pytest.fixture
-def shared_workspace(request: pytest.FixtureRequest, tmp_path: Path, linked_server: SharedServer) -> Path:
-    return linked_server.workspace_for(request, tmp_path, "shared_client")
-
-
-@pytest.fixture
-async def shared_client(request: pytest.FixtureRequest, shared_workspace: Path,
-                        linked_server: SharedServer) -> AsyncIterator[LanguageClient]:
-    async with linked_server.client_for(request, shared_workspace, "shared_client") as client:
-        yield client
+linked_server, shared_workspace, shared_client = shared_fixtures("linked", "linked_project", "shared_workspace",
+                                                                 "shared_client")
 
 
 @pytest.mark.fresh_server  # (a client that pulls has the server withdraw what it pushed: no reset brings that back)
@@ -139,23 +123,7 @@ def excluded_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-async def excluded_server(profile: str, excluded_project: Path,
-                          tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
-    async with SharedServer.kept(profile, excluded_project, tmp_path_factory) as server:
-        yield server
-
-
-@pytest.fixture
-def excluded_workspace(request: pytest.FixtureRequest, tmp_path: Path, excluded_server: SharedServer) -> Path:
-    return excluded_server.workspace_for(request, tmp_path, "excluded_client")
-
-
-@pytest.fixture
-async def excluded_client(request: pytest.FixtureRequest, excluded_workspace: Path,
-                        excluded_server: SharedServer) -> AsyncIterator[LanguageClient]:
-    async with excluded_server.client_for(request, excluded_workspace, "excluded_client") as client:
-        yield client
+excluded_server, excluded_workspace, excluded_client = shared_fixtures("excluded", "excluded_project")
 
 
 async def test_an_open_file_in_an_excluded_folder_is_checked_with_its_roots(excluded_client: LanguageClient,

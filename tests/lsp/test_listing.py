@@ -4,7 +4,6 @@ the options call's finding following an edit of one of its skills."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from ..helpers import write_files
-from .conftest import SharedServer, change_document, codes, diagnostics_for, encoding_of, position_of
+from .conftest import change_document, codes, diagnostics_for, encoding_of, position_of, shared_fixtures
 from .test_agent_definitions import doc, open_file
 
 pytestmark = pytest.mark.shared_server
@@ -42,23 +41,7 @@ def listing_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-async def listing_server(profile: str, listing_project: Path,
-                         tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedServer]:
-    async with SharedServer.kept(profile, listing_project, tmp_path_factory) as server:
-        yield server
-
-
-@pytest.fixture
-def listing_workspace(request: pytest.FixtureRequest, tmp_path: Path, listing_server: SharedServer) -> Path:
-    return listing_server.workspace_for(request, tmp_path, "listing_client")
-
-
-@pytest.fixture
-async def listing_client(request: pytest.FixtureRequest, listing_workspace: Path,
-                         listing_server: SharedServer) -> AsyncIterator[LanguageClient]:
-    async with listing_server.client_for(request, listing_workspace, "listing_client") as client:
-        yield client
+listing_server, listing_workspace, listing_client = shared_fixtures("listing", "listing_project")
 
 
 ENTRY = len("- s00: ") + 760
