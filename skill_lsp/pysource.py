@@ -20,6 +20,8 @@ from .model import Position, Span
 from .textutil import covered_by, encoding_problem
 from .treesitter import Lines, document_bytes, node_text, parse_tree, reading, stop_if_abandoned
 
+# a named tuple made from a tuple without its constructor's Python call (Positions, Spans: many per file)
+_tuple = tuple.__new__
 _LANGUAGE = Language(tree_sitter_python.language())
 _QUERY = Query(_LANGUAGE, """
 (call) @call
@@ -34,6 +36,14 @@ _QUERY = Query(_LANGUAGE, """
 AGENTDECK = "agentdeck"
 CLAUDE_SDK = "claude_agent_sdk"
 _FRAMEWORKS = (AGENTDECK, CLAUDE_SDK)
+# the calls skill-lsp reads, by what their callee resolves to
+_KINDS: dict[str, CallKind] = {
+    "agentdeck:Agent": "agent",
+    "agentdeck:Deck": "deck",
+    "agentdeck:Deck.from_project": "deck_from_project",
+    "claude_agent_sdk:ClaudeAgentOptions": "claude_options",
+    "claude_agent_sdk:AgentDefinition": "agent_definition",
+}
 
 # the keyword arguments of Agent / Deck / ClaudeAgentOptions that skill-lsp reads
 _READ_KEYWORDS = frozenset({"skills", "agents", "name", "instructions", "cwd", "add_dirs", "setting_sources", "plugins",
@@ -211,8 +221,9 @@ class _Scanner:
                 if name_node is not None and alias_node is not None:
                     names.append((node_text(name_node), node_text(alias_node)))
             else:
-                names.append((node_text(child), node_text(child)))
-        if any(child.type == "wildcard_import" for child in node.children) and framework:
+                name = node_text(child)
+                names.append((name, name))
+        if framework and any(child.type == "wildcard_import" for child in node.children):
             names.extend((n, n) for n in ("Agent", "Deck", "ClaudeAgentOptions", "AgentDefinition"))
         for name, local in names:
             if framework:
@@ -281,21 +292,16 @@ class _Scanner:
         if node.id in seen:
             return seen[node.id]
         callee = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        if callee is None or arguments is None or arguments.type != "argument_list":
+        if callee is None:
             return None
-        target = self._resolve(callee)
-        kinds: dict[str, CallKind] = {
-            "agentdeck:Agent": "agent",
-            "agentdeck:Deck": "deck",
-            "agentdeck:Deck.from_project": "deck_from_project",
-            "claude_agent_sdk:ClaudeAgentOptions": "claude_options",
-            "claude_agent_sdk:AgentDefinition": "agent_definition",
-        }
-        kind = kinds.get(target or "")
+        kind = _KINDS.get(self._resolve(callee) or "")  # (most calls are none of these: asked first)
         if kind is None:
             return None
+        arguments = node.child_by_field_name("arguments")
+        if arguments is None or arguments.type != "argument_list":
+            return None
         keywords: dict[str, Keyword] = {}
+        span = self.lines.span
         for child in arguments.named_children:
             if child.type != "keyword_argument":
                 continue
@@ -305,18 +311,18 @@ class _Scanner:
                 continue
             name = node_text(name_node)
             # only the arguments a rule or a feature reads are evaluated (tools=, model=... are not)
-            value = self._value(value_node, seen, depth) if name in _READ_KEYWORDS else PyValue("other", self.lines.span(value_node))
-            keywords[name] = Keyword(name, self.lines.span(name_node), value)
-        callee_span = self.lines.span(callee)
+            value = self._value(value_node, seen, depth) if name in _READ_KEYWORDS else PyValue("other", span(value_node))
+            keywords[name] = Keyword(name, span(name_node), value)
+        callee_span = span(callee)
         if kind == "deck_from_project" and callee.type == "attribute":
             attr = callee.child_by_field_name("attribute")
             if attr is not None:
-                callee_span = Span(self.lines.span(callee).start, self.lines.span(attr).end)
+                callee_span = Span(span(callee).start, span(attr).end)
         call = Call(
             kind=kind,
             framework=AGENTDECK if kind in ("agent", "deck", "deck_from_project") else CLAUDE_SDK,
             callee_span=callee_span,
-            span=self.lines.span(node),
+            span=span(node),
             keywords=keywords,
             assigned_to=self.assigned.get(node.id),
         )
@@ -379,8 +385,9 @@ class _Scanner:
                 end = node.child(node.child_count - 1)
                 if end is not None and end.type == "string_end":
                     inner, width = plain
-                    content = Span(Position(span.start.line, span.start.column + width),
-                                   Position(span.end.line, span.end.column - width))
+                    (line, column), (end_line, end_column) = span
+                    content = _tuple(Span, (_tuple(Position, (line, column + width)),
+                                            _tuple(Position, (end_line, end_column - width))))
                     return PyValue("str", span, text=inner, content_span=content)
         parts = node.named_children if node.type == "concatenated_string" else [node]
         values: list[str] = []

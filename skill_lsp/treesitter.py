@@ -11,8 +11,6 @@ import bisect
 import re
 import threading
 from array import array
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from tree_sitter import Language, Node, Parser, Tree
 
@@ -37,7 +35,7 @@ class Lines:
     def __init__(self, data: bytes) -> None:
         # an ASCII file's byte columns are its columns (most files: no line needs looking at)
         self.ascii = data.isascii()
-        self.lines = data.split(b"\n")
+        self.lines = data.split(b"\n") if not self.ascii else []  # (position never looks at an ASCII file's)
         # row -> None (ASCII) or the byte offset where each code point starts; computed once per
         # row, since one long line (a 20,000-name skills list) is asked for thousands of positions
         self.starts: dict[int, array[int] | None] = {}
@@ -57,8 +55,13 @@ class Lines:
         start = node.start_point
         end = node.end_point
         if self.ascii:
-            return Span(Position(start[0], start[1]), Position(end[0], end[1]))
+            # tree-sitter's points are (row, column) tuples: made Positions as they are, without the
+            # named tuple's constructor (a code file asks for a span per argument and value)
+            return _tuple(Span, (_tuple(Position, start), _tuple(Position, end)))
         return Span(self.position(start[0], start[1]), self.position(end[0], end[1]))
+
+
+_tuple = tuple.__new__
 
 
 # Bytes handed to tree-sitter per read. Its parser holds the GIL while it works and lets it go only
@@ -107,6 +110,10 @@ def parse_tree(data: bytes, language: Language) -> Tree:
     """data's tree-sitter tree in language, read in chunks (see _CHUNK); raises ParseAbandoned after
     abandon_parses."""
 
+    if len(data) <= _CHUNK:  # read in one chunk all the same: given whole, without the callbacks
+        stop_if_abandoned()
+        return parser_for(language).parse(data)
+
     def read(offset: int, _point: tuple[int, int]) -> bytes:
         if _abandoned:
             raise ParseAbandoned()
@@ -120,14 +127,24 @@ def parse_tree(data: bytes, language: Language) -> Tree:
 _source = threading.local()
 
 
-@contextmanager
-def reading(data: bytes) -> Iterator[None]:
-    """While a tree parsed from data is scanned on this thread: node texts (node_text) come from data."""
-    _source.data = data
-    try:
-        yield
-    finally:
+class _Reading:
+    """(reading's) a context manager as a class: a generator's costs a code file's scan 2 µs."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __enter__(self) -> None:
+        _source.data = self.data
+
+    def __exit__(self, *_: object) -> None:
         _source.data = b""
+
+
+def reading(data: bytes) -> _Reading:
+    """While a tree parsed from data is scanned on this thread: node texts (node_text) come from data."""
+    return _Reading(data)
 
 
 def node_text(node: Node) -> str:
