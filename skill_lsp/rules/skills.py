@@ -1,15 +1,13 @@
-"""SK1xx: a SKILL.md's frontmatter as each runtime that discovers it reads it; the body's rules are in body.py, the registry's in registry.py."""
+"""SK1xx: a SKILL.md's frontmatter as each runtime that discovers it reads it; the body's rules are in body.py, the registry's in registry.py, allowed-tools' names in tools.py."""
 
 from __future__ import annotations
 
-import re
+import functools
+import os
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
-from .. import claude_tools
 from ..catalogue import BY_CODE
 from ..config import Config
 from ..fixtext import description_from_body, yaml_value
@@ -33,11 +31,12 @@ from ..runtimes import (
 from ..runtimes.spec import name_problem, suggest_name
 from ..skillfile import Field, SkillFile, quote_yaml_value
 from ..textutil import encoding_problem
-from .body import check_body, claude_code_loads, list_dir
+from .body import check_body, list_dir
 from .encoding import check_encoding
 from .hidden import check_hidden
 from .registry import is_template
-from .report import Reporter, close_matches, closest, did_you_mean
+from .report import Reporter, closest, did_you_mean
+from .tools import check_tools
 
 # name_problem and suggest_name are the specification's (runtimes.spec); imported here by their old users
 __all__ = ["check_skill", "name_problem", "suggest_name"]
@@ -86,7 +85,8 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     file = skill.file
     path = skill.path
     profile = skill.profile
-    judged = _Judged(skill, reporter, skill.runtimes)
+    runtimes = skill.runtimes  # once: the entry works them out from its root at each use
+    judged = _Judged(skill, reporter, runtimes)
     check_encoding(reporter, path, encoding_problem(file.text), python=False, profile=profile)
     if skill.misnamed:
         _report_misnamed(skill, reporter)
@@ -110,7 +110,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         )
         return
     fields, duplicates = file.fields, file.duplicate_keys
-    loaders = judged.runtimes
+    loaders = runtimes
     if file.yaml_problem is not None:
         loaders = _check_yaml(judged, file)
         if file.recovered is not None:
@@ -124,8 +124,9 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         loaders = ()
     if loaders:
         # every other check runs on what the runtimes that loaded the frontmatter read
-        _check_fields(_Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
-        _check_tools(skill, fields, reporter)
+        _check_fields(judged if loaders is runtimes else _Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
+        if any(each.key == "claude-code" for each in runtimes):  # body.claude_code_loads
+            check_tools(skill, fields, reporter)
     if body:
         check_body(model, skill, reporter, dir_cache)
         check_hidden(skill, reporter)
@@ -184,68 +185,6 @@ def _lines(numbers: list[int]) -> str:
     return "lines " + ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
-# allowed-tools items: `Bash(git status:*)` keeps its spaces inside the parentheses; items are separated
-# by commas or whitespace outside them.
-_TOOL_ITEM = re.compile(r"[^\s,()]+(?:\([^()]*\))?")
-_LOWER_TOOLS = {name.lower(): name for name in claude_tools.KNOWN}
-
-
-def _check_tools(skill: SkillEntry, fields: dict[str, Field], reporter: Reporter) -> None:
-    """SK206: a tool name in allowed-tools / disallowed-tools that is a near miss of one Claude Code knows."""
-    if not claude_code_loads(skill):
-        return
-    for key in ("allowed-tools", "disallowed-tools", "disallowedTools"):
-        entry = fields.get(key)
-        if entry is None or entry.error is not None:
-            continue
-        for name, span in _tool_names(skill, entry):
-            if name in claude_tools.KNOWN or name.startswith("mcp__") or not name[:1].isalpha():
-                continue
-            near = _LOWER_TOOLS.get(name.lower())
-            if near is None:
-                found = close_matches(name.lower(), list(_LOWER_TOOLS), 1, cutoff=0.8)
-                near = _LOWER_TOOLS[found[0]] if found else None
-            if near is None:
-                continue  # a plugin's, an agent's or a newer release's tool: not ours to doubt
-            reporter.report(
-                "SK206", skill.path, span,
-                f"'{name}' is not a Claude Code tool (Claude Code {claude_tools.CLAUDE_CODE_VERSION}), so '{key}' "
-                f"grants nothing by it; did you mean '{near}'?",
-                profile=skill.profile,
-                fixes=[Fix(f"Change to '{near}'", edits=(TextEdit(skill.path, span, near),), preferred=True)],
-                data={"closest": [near]},
-            )
-
-
-def _tool_names(skill: SkillEntry, entry: Field) -> list[tuple[str, Span]]:
-    """Each tool's bare name (before its '(' pattern) and the span of that name."""
-    node = entry.node
-    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
-    found: list[tuple[str, Span]] = []
-    for item in items:
-        if not isinstance(item, yaml.ScalarNode) or not isinstance(item.value, str):
-            continue
-        start, end = item.start_mark, item.end_mark
-        offset = 1  # the frontmatter starts on the file's second line
-        line = skill.file.lines[start.line + offset] if start.line + offset < len(skill.file.lines) else ""
-        # a span per name only where the scalar is written on one line as it reads (plain, or quoted
-        # without escapes); otherwise the whole value
-        raw = line[start.column : end.column] if start.line == end.line else ""
-        inner = raw[1:-1] if item.style in ("'", '"') else raw
-        exact = inner == item.value
-        for match in _TOOL_ITEM.finditer(item.value):
-            name = match.group(0).split("(", 1)[0]
-            if not name:
-                continue
-            if exact:
-                column = start.column + (1 if item.style in ("'", '"') else 0) + match.start()
-                span = Span.of(start.line + offset, column, start.line + offset, column + len(name))
-            else:
-                span = Span.of(start.line + offset, start.column, end.line + offset, end.column)
-            found.append((name, span))
-    return found
-
-
 def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Field],
                   dir_cache: dict[str, set[str] | None]) -> None:
     skill = judged.skill
@@ -293,7 +232,8 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
         if entry.key in ("name", "description") or entry.error is not None:
             continue
         readers = tuple(each for each in runtimes if each.field(entry.key) is not None)
-        if not any(each.knows(entry.key) for each in runtimes):
+        # a runtime that reads the key knows it: the question is left for a key none reads
+        if not readers and not any(each.knows(entry.key) for each in runtimes):
             _unknown_key(judged, entry, fields)
             continue
         _check_type(judged, entry, readers)
@@ -400,8 +340,8 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             return
         value = str(value)
     problems = {each.key: each.name_rule(value) for each in judged.runtimes if each.name_rule is not None}
-    found = [problem for problem in problems.values() if problem]
-    if found:
+    if any(problems.values()):
+        found = [problem for problem in problems.values() if problem]
         suggestion = suggest_name(value)
         fixes = [Fix(f"Change to '{suggestion}'", edits=(TextEdit(path, entry.value_span, suggestion),),
                      preferred=suggestion == expected)] if suggestion else []
@@ -435,20 +375,30 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
     root = skill.root
     if root is None or root.origin != "claude":
         return claude_code.LISTING_CAP
-    settings_dir = root.path.parent
+    # root.path.parent as text, without making a Path for each skill
+    settings_dir = os.path.dirname(str(root.path)) or "."
     # the directory's listing is a dependency (a settings file created or deleted), and so is each file
     # that exists (edited in place, it changes its own mtime, not the directory's)
-    names = list_dir(str(settings_dir), dir_cache)
+    names = list_dir(settings_dir, dir_cache)
+    if names is None:
+        return claude_code.LISTING_CAP
     texts = []
     for name in claude_code.SETTINGS_FILES:
-        if names is None or name not in names:
+        if name not in names:
             continue
-        target = str(settings_dir / name)
+        target = os.path.join(settings_dir, name)
         list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
         text = settings_text(Path(target))  # the listings' reader: read once per file and version, not per skill
         if text is not None:
             texts.append(text)
-    return claude_code.listing_cap(texts)
+    # most projects have no settings file: the default, without merging nothing
+    return _cap_of(tuple(texts)) if texts else claude_code.LISTING_CAP
+
+
+@functools.lru_cache(maxsize=64)
+def _cap_of(texts: tuple[str, ...]) -> int:
+    """claude_code.listing_cap of these texts, parsed once for all the skills of a project (keyed by the texts)."""
+    return claude_code.listing_cap(list(texts))
 
 
 def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
@@ -474,7 +424,8 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
     size = len(value)
     extra_field = fields.get("when_to_use")
     extra = extra_field.value if extra_field is not None and isinstance(extra_field.value, str) else ""
-    cap = _listing_cap(skill, dir_cache) if any(each.key == "claude-code" for each in judged.runtimes) else 0
+    claude = any(each.key == "claude-code" for each in judged.runtimes)
+    cap = _listing_cap(skill, dir_cache) if claude else 0
 
     def too_long(runtime: Runtime) -> Outcome | None:
         if runtime.key == "claude-code":
@@ -484,10 +435,13 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
         if runtime.description_limit is not None and size > runtime.description_limit:
             return runtime.long_description
         return None
-    what = "description and when_to_use are" if extra and any(each.key == "claude-code" for each in judged.runtimes) \
-        and size + len(extra) > cap else "the description is"
-    judged.report("SK110", entry.value_span, f"{what} {size + (len(extra) if what != 'the description is' else 0)} "
-                  "characters long", too_long)
+    # too_long is None for every runtime of most skills: then judge would find nothing to report
+    if (claude and size + len(extra) > cap) or any(
+            each.key != "claude-code" and each.description_limit is not None and size > each.description_limit
+            for each in judged.runtimes):
+        what = "description and when_to_use are" if extra and claude and size + len(extra) > cap else "the description is"
+        judged.report("SK110", entry.value_span, f"{what} {size + (len(extra) if what != 'the description is' else 0)} "
+                      "characters long", too_long)
     if "\n" in value.strip("\n"):
         # AgentDeck's disclosure block is one '- name: description' line per skill (seed 001)
         judged.report(

@@ -163,13 +163,20 @@ def discovering(origin: str | None, root: PurePath | None, profile: Profile) -> 
         keys = ("claude-code",)
     elif origin == "codex-plugin":
         keys = ("codex",)
-    elif origin == "spec" and root is not None and root.parent.name == ".github":
+    elif origin == "spec" and root is not None and root.parts[-2:-1] == (".github",):  # root.parent.name, without a Path
         keys = ("vscode",)
     elif origin == "spec":
         keys = ("codex", "vscode")
     else:  # collection, config, or no root at all
         keys = _BY_PROFILE[profile]
-    return tuple(runtime(key) for key in keys)
+    found = _DISCOVERING.get(keys)
+    if found is None:
+        # one tuple per set of runtimes: every skill of a root shares it (a fact of the constant table)
+        found = _DISCOVERING[keys] = tuple(runtime(key) for key in keys)
+    return found
+
+
+_DISCOVERING: dict[tuple[str, ...], tuple[Runtime, ...]] = {}
 
 
 # -- saying it --------------------------------------------------------------------------------------
