@@ -10,16 +10,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 
 from .catalogue import BY_CODE, RULES, Rule
 from .model import Profile, Severity, Span
 from .textutil import FileTooLarge, read_text
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 @dataclass(frozen=True)
@@ -353,6 +349,7 @@ def load_config(path: Path) -> LoadedConfig | None:
         text = read_text(path)
     except (OSError, FileTooLarge):
         return None
+    tomllib = _toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -379,6 +376,17 @@ def shadow(configs: dict[Path, LoadedConfig]) -> None:
                 f"{', '.join(CONFIG_FILES)} applies)", "", Severity.WARNING)]
 
 
+def _toml() -> ModuleType:
+    """The TOML reader, imported when a file is read: most projects have no settings to read (a
+    pyproject.toml without [tool.skill-lsp] is never parsed), and its import costs every run 3 ms.
+    Never in a pool's worker (they are given their configurations)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return cast(ModuleType, tomllib)
+
+
 def load_pyproject(path: Path) -> LoadedConfig | None:
     """The `[tool.skill-lsp]` table of one pyproject.toml; None when it has none."""
     try:
@@ -387,6 +395,7 @@ def load_pyproject(path: Path) -> LoadedConfig | None:
         return None
     if "skill-lsp" not in text:
         return None
+    tomllib = _toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,6 +109,8 @@ def show_diff(workspaces: Workspaces, unsafe: bool, cwd: Path,
     """--diff: every change --fix would make, as a unified diff on stdout, nothing written; exit 1 when
     there is one (as ruff). The passes run on a scratch copy of the folders, checked by
     rechecking(original folder -> its copy)."""
+    import tempfile  # (--diff's only: a check without it need not pay its import)
+
     with tempfile.TemporaryDirectory(prefix="skill-lsp-diff-") as scratch:
         progress.phase("copying the folders to try the fixes on")
         copies: dict[Path, Path] = {}

@@ -14,7 +14,6 @@ within the same timestamp tick would go unseen).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import sys
@@ -51,6 +50,8 @@ def code_identity() -> str:
     another code made must not be read back as this code's."""
     global _CODE
     if _CODE is None:
+        import hashlib  # here: --no-cache never needs it, and its import (OpenSSL's) costs start-up 2 ms
+
         package = os.path.dirname(os.path.abspath(__file__))
         digest = hashlib.blake2b(digest_size=12)
         for directory, _, files in sorted(os.walk(package)):
