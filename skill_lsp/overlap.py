@@ -88,6 +88,13 @@ def _fold(word: str) -> str:
 
 
 _FOLDED: dict[str, str] = {}  # a word as written -> as compared ("" when it is not compared)
+_FOLDED_BYTES: dict[bytes, str] = {}  # the same for an ASCII description's words, as bytes
+_CACHED_WORDS = 200_000  # the most words either cache keeps
+
+# an ASCII description lowercased and split at once (bytes.translate, one table look-up a byte): the ASCII
+# punctuation of _SPLIT, and the separators str.split() splits at but bytes.split() does not, become spaces
+_ASCII_SPLIT = bytes(32 if chr(code) in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\x1c\x1d\x1e\x1f"
+                     else code + 32 if 65 <= code <= 90 else code for code in range(256))
 
 
 def _content(word: str) -> str:
@@ -96,7 +103,7 @@ def _content(word: str) -> str:
     else:
         folded = _fold(word)
         folded = "" if folded in STOPWORDS else folded
-    if len(_FOLDED) < 200_000:
+    if len(_FOLDED) < _CACHED_WORDS:
         _FOLDED[word] = folded
     return folded
 
@@ -104,6 +111,18 @@ def _content(word: str) -> str:
 @functools.lru_cache(maxsize=65536)
 def words_of(description: str) -> tuple[str, ...]:
     """The description's content words in order, folded (`Extracts tables from PDFs` → extract, table, pdf)."""
+    if description.isascii():
+        # the common case at C speed: its words as bytes, each looked up in the cache of words seen
+        ascii_words = description.encode().translate(_ASCII_SPLIT).split()
+        known_bytes = _FOLDED_BYTES
+        try:
+            return tuple(filter(None, map(known_bytes.__getitem__, ascii_words)))
+        except KeyError:  # a word not seen yet
+            if len(known_bytes) < _CACHED_WORDS:
+                for word in set(ascii_words).difference(known_bytes):
+                    text = word.decode()
+                    known_bytes[word] = _FOLDED[text] if text in _FOLDED else _content(text)
+                return tuple(filter(None, map(known_bytes.__getitem__, ascii_words)))
     lowered = description.lower()
     # split at ASCII punctuation and white space (C speed); the regular expression only for other text
     words = lowered.translate(_SPLIT).split() if lowered.isascii() else _WORD.findall(lowered)
@@ -188,8 +207,9 @@ class Choice:
         # term -> the number of skills holding it (a small choice counts a term when first asked)
         self.count: dict[str, int] = _Counts(self.terms) if self.size <= SMALL else Counter(
             chain.from_iterable(self.terms.values()))
-        # the terms every skill of a small choice holds (weightless there): left out before counting
-        self.common = frozenset.intersection(*self.terms.values()) if 3 <= self.size <= SMALL else frozenset()
+        # the terms every skill of a small choice holds (weightless there): left out before counting; found
+        # when a pair first shares enough terms to be scored (_judge_all)
+        self.common: frozenset[str] = frozenset()
         # a term weighs something while fewer than `limit` skills hold it; its weight by that count
         self.limit = max(min(self.size, RARE), 3)
         self.weights = _weights(self.size)
@@ -197,21 +217,21 @@ class Choice:
         # a large choice's inverted index of the terms that weigh: term -> the skills holding it
         self.held: dict[str, set[int]] = {}
         if self.size <= SMALL:  # every pair
-            keys = sorted(self.terms)
-            for index, a in enumerate(keys):
-                for b in keys[index + 1:]:
-                    self._judge(a, b)
+            self._judge_all()
             return
         rare = {term for term, held in self.count.items() if 2 <= held < self.limit}
         # a skill is in an alike pair only if the weight of its rare terms, R, reaches THRESHOLD² × its number of
         # terms: the pair's shared weight S is at most R and at most the partner's number of terms |B|, so
         # THRESHOLD² |A| |B| <= S² <= R |B|
         candidates: set[int] = set()
+        held, count, weights = self.held, self.count, self.weights
         for key, terms in self.terms.items():
             weighing = terms & rare
             for term in weighing:
-                self.held.setdefault(term, set()).add(key)
-            if math.fsum(self.weights[self.count[term]] for term in weighing) >= THRESHOLD ** 2 * len(terms) - 1e-9:
+                held.setdefault(term, set()).add(key)
+            # every weight is at most 1: too few rare terms cannot reach it, whatever they weigh
+            least = THRESHOLD ** 2 * len(terms) - 1e-9
+            if len(weighing) >= least and math.fsum(weights[count[term]] for term in weighing) >= least:
                 candidates.add(key)
         # the candidate pairs, those sharing a term that weighs, with the weight they share: only the pairs
         # that can reach the threshold are judged
@@ -243,6 +263,26 @@ class Choice:
         # fsum: the same total in whatever order the shared terms come (an edited choice equals a fresh one)
         count, limit, weights = self.count, self.limit, self.weights
         return math.fsum(weights[held] for term in both if (held := count[term]) < limit) / norm
+
+    def _judge_all(self) -> None:
+        """Judge every pair of a small choice, none alike yet. A pair sharing too few terms besides those every
+        skill holds to reach the threshold, whatever they weigh (score's first test), is not alike and is passed
+        over without a score: most pairs. The common terms are among any pair's shared terms, so the pair shares
+        at most the smaller one's number of terms less theirs (told without a set operation), and exactly the
+        number of terms both hold less theirs."""
+        terms = self.terms
+        keys = sorted(terms)
+        if self.size >= 3:
+            self.common = frozenset.intersection(*terms.values())
+        common = len(self.common)
+        sizes = {key: len(found) for key, found in terms.items()}
+        for index, a in enumerate(keys):
+            size = sizes[a]
+            for b in keys[index + 1:]:
+                other = sizes[b]
+                least = THRESHOLD * math.sqrt(size * other) - 1e-9
+                if min(size, other) - common >= least and len(terms[a] & terms[b]) - common >= least:
+                    self._judge(a, b)
 
     def _judge(self, a: int, b: int) -> bool:
         """Record whether a and b are alike; whether that (or what is said of it) changed."""
@@ -285,12 +325,9 @@ class Choice:
             was = {a: dict(partners) for a, partners in self.alike.items() if partners}
             self.terms[key] = new
             self.count = _Counts(self.terms)
-            self.common = frozenset.intersection(*self.terms.values()) if self.size >= 3 else frozenset()
+            self.common = frozenset()
             self.alike = {}
-            keys = sorted(self.terms)
-            for index, a in enumerate(keys):
-                for b in keys[index + 1:]:
-                    self._judge(a, b)
+            self._judge_all()
             now = {a: partners for a, partners in self.alike.items() if partners}
             return {self.skills[a] for a in was.keys() | now.keys() if was.get(a) != now.get(a)}
         top = self.limit
@@ -368,15 +405,22 @@ def listed_skills(owner: Owner) -> list[tuple[PyValue, SkillEntry]]:
         resolve = owner.registry.session_lookup
     else:
         registries = [registry for _, registry in owner.registries() if registry is not None]
-
-        def resolve(name: str) -> SkillEntry | None:
-            return next((skill for registry in registries if (skill := registry.lookup(name)) is not None), None)
+        if len(registries) == 1:  # the common case: the agent's deck
+            resolve = registries[0].lookup
+        else:
+            def resolve(name: str) -> SkillEntry | None:
+                for registry in registries:
+                    skill = registry.lookup(name)
+                    if skill is not None:
+                        return skill
+                return None
     for item in value.items:
-        if item.kind != "str" or item.text is None:
+        text = item.text
+        if text is None or item.kind != "str":
             continue
-        skill = resolve(item.text)
-        if skill is not None and id(skill) not in seen:
-            seen.add(id(skill))
+        skill = resolve(text)
+        if skill is not None and (key := id(skill)) not in seen:
+            seen.add(key)
             found.append((item, skill))
     return found
 
