@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
+from collections.abc import Sequence
+from operator import itemgetter
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING
 
@@ -148,15 +151,20 @@ class Places:
         self.documents = self.sub_documents(skill_paths)
         model.documents = {Path(text) for text in self.documents}
 
-        # roots by convention, from where SKILL.md files are (each root directory looked at once)
-        first_of_root: dict[str, Path] = {}
-        skills_of_root: dict[str, int] = {}
-        for (path, _), (text, root_text, _) in zip(skill_paths, self.workspace.cut_skill_paths(skill_paths), strict=True):
-            if text in self.documents:
-                continue
-            if root_text not in first_of_root:
-                first_of_root[root_text] = path
-            skills_of_root[root_text] = skills_of_root.get(root_text, 0) + 1
+        # roots by convention, from where SKILL.md files are (each root directory looked at once): the first
+        # skill of each root directory and their numbers, counted at C speed (documents are rare)
+        cuts = self.workspace.cut_skill_paths(skill_paths)
+        placed: Sequence[int]
+        if self.documents:
+            placed = [index for index, (text, _, _) in enumerate(cuts) if text not in self.documents]
+            root_texts = [cuts[index][1] for index in placed]
+        else:
+            placed = range(len(cuts))
+            root_texts = list(map(itemgetter(1), cuts))
+        # a root directory's first skill: the last index written for it, walking backwards
+        first = dict(zip(reversed(root_texts), reversed(placed), strict=True))
+        first_of_root = {root_text: skill_paths[first[root_text]][0] for root_text in dict.fromkeys(root_texts)}
+        skills_of_root = Counter(root_texts)
         # first the roots a runtime discovers (its own, a plugin's), then the collections: whether a group is below
         # a plugin's root must not depend on the order the directories come in
         for path in first_of_root.values():
@@ -235,17 +243,26 @@ class Places:
         A lowercase `skill.md` counts as a skill file only in a root or a `skills/` directory: elsewhere it is
         a page of documentation (`docs/cli/skill.md`)."""
         cuts = self.workspace.cut_skill_paths(skill_paths)
-        skill_dirs = {split_text(text)[0] for text, _, _ in cuts}
+        skill_dirs: set[str] | None = None  # made when a skill is first looked up in them (most never are)
         roots = {str(path) for path in self.model.roots}
+        # each root directory's text (a handful): whether it is a root, and whether it is named skills/
+        kinds: dict[str, tuple[bool, bool]] = {}
         found: set[str] = set()
         for (_, folder), (text, root_text, name) in zip(skill_paths, cuts, strict=True):
-            if root_text in roots or _conventional_root_text(root_text):
+            kind = kinds.get(root_text)
+            if kind is None:
+                kind = kinds[root_text] = (root_text in roots or _conventional_root_text(root_text),
+                                           split_text(root_text)[1] == "skills")
+            a_root, in_skills = kind
+            if a_root:
                 continue
-            if split_text(root_text)[1] == "skills" and name == "SKILL.md":
+            if in_skills and name == "SKILL.md":
                 continue  # a skills/ collection, even below a repository's own top-level SKILL.md
-            if name != "SKILL.md" and split_text(root_text)[1] != "skills":
+            if name != "SKILL.md" and not in_skills:
                 found.add(text)  # a page named skill.md (docs/cli/skill.md) outside every root: no skill file
                 continue
+            if skill_dirs is None:
+                skill_dirs = {split_text(text)[0] for text, _, _ in cuts}
             top = str(folder)
             ancestor = root_text
             while within(ancestor, top):
