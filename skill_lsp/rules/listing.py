@@ -97,6 +97,8 @@ def settings_files(model: Model) -> list[Path]:
     for folder in model.folders:
         if (folder / ".claude" / "skills") not in model.roots:
             continue
+        if not any(path.parent == folder / ".claude" for path in listing_settings_files(model, folder)):
+            continue  # the project's listing is reported on its settings file: there is none to report it on
         listing = project_listing(model, folder)
         if listing is not None and listing.path.name in claude_code.SETTINGS_FILES and over_budget(listing):
             found.append(listing.path)
