@@ -207,8 +207,7 @@ class Choice:
         # term -> the number of skills holding it (a small choice counts a term when first asked)
         self.count: dict[str, int] = _Counts(self.terms) if self.size <= SMALL else Counter(
             chain.from_iterable(self.terms.values()))
-        # the terms every skill of a small choice holds (weightless there): left out before counting; found
-        # when a pair first shares enough terms to be scored (_judge_all)
+        # the terms every skill of a small choice holds (weightless there): left out before counting (_judge_all)
         self.common: frozenset[str] = frozenset()
         # a term weighs something while fewer than `limit` skills hold it; its weight by that count
         self.limit = max(min(self.size, RARE), 3)
