@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from rapidfuzz.distance import OSA
+
 from ..model import Profile, Severity
 
 
@@ -224,26 +226,6 @@ def _squashed(key: str) -> str:
     return key.lower().replace("-", "").replace("_", "")
 
 
-def _distance(a: str, b: str, limit: int) -> int:
-    """The edit distance of a and b with transpositions (optimal string alignment), or limit + 1 once it
-    is sure to exceed limit."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    before: list[int] | None = None
-    row = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
-            if before is not None and i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], before[j - 2] + 1)
-        if min(current) > limit:
-            return limit + 1
-        before, row = row, current
-    return row[-1]
-
-
 def typo_of(key: str, known: Iterable[str]) -> str | None:
     """The known key that key is most likely a typo of: the same key in another case or with '-' for
     '_' (`whenToUse`, `allowed_tools`), or one or two edits away (`descripton`, `licence`, `hook`); None
@@ -253,7 +235,8 @@ def typo_of(key: str, known: Iterable[str]) -> str | None:
     best: tuple[int, str] | None = None
     for candidate in known:
         other = _squashed(candidate)
-        distance = 0 if other == squashed else _distance(squashed, other, limit)
+        # the edit distance with transpositions (optimal string alignment), in C; past the limit it says limit + 1
+        distance = 0 if other == squashed else OSA.distance(squashed, other, score_cutoff=limit)
         if distance <= limit and (best is None or distance < best[0]):
             best = (distance, candidate)
     return best[1] if best is not None else None
