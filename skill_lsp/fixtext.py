@@ -67,9 +67,17 @@ def _description_of(paragraph: str) -> str | None:
     return text if len(text) <= DESCRIPTION_LIMIT else None
 
 
+# words and common punctuation after a letter: no indicator, no ': ' or ' #', no tab; with no trailing space
+# and none of YAML 1.1's booleans or null (_YAML_WORDS), YAML reads it back as that very string
+_SURELY_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 ,.;()'/-]*")
+_YAML_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null"})
+
+
 def yaml_value(text: str) -> str:
     """text as the value of a one-line `key: value` entry: plain where YAML reads it back as that very
     string, else double-quoted."""
+    if _SURELY_PLAIN.fullmatch(text) and not text.endswith(" ") and text.lower() not in _YAML_WORDS:
+        return text  # (PyYAML's loader, in Python, costs more than all the rest of a skill's rules)
     try:
         plain = yaml.safe_load(f"key: {text}") == {"key": text}
     except yaml.YAMLError:
