@@ -14,6 +14,7 @@ from ..fixtext import description_from_body, yaml_value
 from ..index import Model, SkillEntry
 from ..listing import settings_text
 from ..model import Fix, Position, RenamePath, Severity, Span, TextEdit
+from ..pathtext import split_text
 from ..runtimes import (
     STRICT_LOADERS,
     Consequence,
@@ -53,6 +54,8 @@ class _Judged:
         self.skill = skill
         self.reporter = reporter
         self.runtimes = runtimes
+        # Claude Code among them (body.claude_code_loads): its listing cap and tool names are asked of it
+        self.claude = any(each.key == "claude-code" for each in runtimes)
 
     def report(self, code: str, span: Span, problem: str, pick: Callable[[Runtime], Outcome | None], *,
                advice: str = "", fixes: list[Fix] | None = None, data: dict[str, object] | None = None,
@@ -87,7 +90,9 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     profile = skill.profile
     runtimes = skill.runtimes  # once: the entry works them out from its root at each use
     judged = _Judged(skill, reporter, runtimes)
-    check_encoding(reporter, path, encoding_problem(file.text), python=False, profile=profile)
+    problem = encoding_problem(file.text)
+    if problem is not None:
+        check_encoding(reporter, path, problem, python=False, profile=profile)
     if skill.misnamed:
         _report_misnamed(skill, reporter)
     if not file.has_frontmatter:
@@ -125,7 +130,7 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     if loaders:
         # every other check runs on what the runtimes that loaded the frontmatter read
         _check_fields(judged if loaders is runtimes else _Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
-        if any(each.key == "claude-code" for each in runtimes):  # body.claude_code_loads
+        if judged.claude:
             check_tools(skill, fields, reporter)
     if body:
         check_body(model, skill, reporter, dir_cache)
@@ -375,8 +380,8 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
     root = skill.root
     if root is None or root.origin != "claude":
         return claude_code.LISTING_CAP
-    # root.path.parent as text, without making a Path for each skill
-    settings_dir = os.path.dirname(str(root.path)) or "."
+    # root.path.parent as text, without making a Path (or os.path's generality) for each skill
+    settings_dir = split_text(str(root.path))[0] or "."
     # the directory's listing is a dependency (a settings file created or deleted), and so is each file
     # that exists (edited in place, it changes its own mtime, not the directory's)
     names = list_dir(settings_dir, dir_cache)
@@ -405,8 +410,8 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
                        dir_cache: dict[str, set[str] | None]) -> None:
     skill = judged.skill
     value = entry.value
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not isinstance(value, str) or not value.strip():
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         hint = "quote it" if value is not None and not isinstance(value, (dict, list)) else ""
         empty = value is None or isinstance(value, str)
@@ -424,21 +429,20 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
     size = len(value)
     extra_field = fields.get("when_to_use")
     extra = extra_field.value if extra_field is not None and isinstance(extra_field.value, str) else ""
-    claude = any(each.key == "claude-code" for each in judged.runtimes)
+    claude = judged.claude
     cap = _listing_cap(skill, dir_cache) if claude else 0
-
-    def too_long(runtime: Runtime) -> Outcome | None:
-        if runtime.key == "claude-code":
-            if size + len(extra) > cap:
-                return altered(f"cuts it at {cap} characters in its listing, so the rest never reaches the model")
-            return None
-        if runtime.description_limit is not None and size > runtime.description_limit:
-            return runtime.long_description
-        return None
     # too_long is None for every runtime of most skills: then judge would find nothing to report
     if (claude and size + len(extra) > cap) or any(
             each.key != "claude-code" and each.description_limit is not None and size > each.description_limit
             for each in judged.runtimes):
+        def too_long(runtime: Runtime) -> Outcome | None:
+            if runtime.key == "claude-code":
+                if size + len(extra) > cap:
+                    return altered(f"cuts it at {cap} characters in its listing, so the rest never reaches the model")
+                return None
+            if runtime.description_limit is not None and size > runtime.description_limit:
+                return runtime.long_description
+            return None
         what = "description and when_to_use are" if extra and claude and size + len(extra) > cap else "the description is"
         judged.report("SK110", entry.value_span, f"{what} {size + (len(extra) if what != 'the description is' else 0)} "
                       "characters long", too_long)
