@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .drawings import TreeReader, column_at, example_columns
+from .bodylines import LOOK, LOOK_IGNORES, Above, lines_holding
+from .drawings import column_at, drawn_tree
 from .model import Span
 from .textutil import covered_by
 
@@ -75,10 +76,6 @@ _OTHER_SKILL = re.compile(r"(?i)\W*(?:in|of|from) the [\w-]+ skill\b")
 _MAKES_WORDS = r"\b(?:save|create|write|generate)s?(?: it)?(?: (?:to|as|in))?"
 _MAKES = re.compile(rf"(?i){_MAKES_WORDS}\W{{0,3}}$")
 _BEFORE_PATH = re.compile(rf"(?i)(?:\b[\w-]+ skill's|{_MAKES_WORDS})\W{{0,3}}$")
-# A list whose lead-in says its items are files to make or examples: "Move detailed content to
-# references/:", "Create a `references/` directory and move supporting material there:".
-_EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")
 _BACKTICKS = re.compile(r"`+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
@@ -148,8 +145,8 @@ def unfenced_lines(skill: SkillFile) -> list[tuple[int, str]]:
 
 
 def scan_body(skill: SkillFile) -> None:
-    """The body's suppression comments and file references (headings are found when asked for:
-    only the editor's outline reads them)."""
+    """The body's suppression comments, file references and drawn trees (headings are found when asked
+    for: only the editor's outline reads them)."""
     text = skill.text
     # each needs a character or a word the whole text may not have: most bodies need no scan at all
     wants_ignores = "skill-lsp" in text
@@ -159,39 +156,32 @@ def scan_body(skill: SkillFile) -> None:
     lines = skill.lines
     in_fence: str | None = None
     shell_fence = False
-    # whether the current list's lead-in line introduces examples or files to make
-    lead_in = False
-    tree: TreeReader | None = None  # the directory tree the current code block may draw
-    # the current table's columns headed as examples (None: the line before was no table's)
-    table: frozenset[int] | None = None
-    for number in range(skill.body_start, len(lines)):  # unfenced_lines, inlined: this runs on every line
-        line = lines[number]
+    opened = 0  # the line of the open code block's fence
+    read_tree = False  # whether the open code block's tree is read
+    blocks: list[tuple[int, int]] = []
+    above = Above(lines, skill.body_start, blocks)
+    for number, line in lines_holding(skill, LOOK_IGNORES if wants_ignores else LOOK):
         if "`" in line or "~" in line:
             changed, in_fence = _fence_change(line, in_fence)
             if changed:
-                shell_fence = in_fence is not None and _fence_language(line) in _SHELL_FENCES
-                if tree is not None and tree.tree is not None:
-                    skill.drawn.append(tree.tree)
-                tree = TreeReader() if in_fence is not None and wants_references else None
+                if in_fence is None:  # the block closes
+                    if read_tree:
+                        _add_drawn(skill, lines[opened + 1 : number])
+                    blocks.append((opened, number))
+                    shell_fence = False
+                else:
+                    shell_fence = _fence_language(line) in _SHELL_FENCES
+                    opened, read_tree = number, wants_references
                 continue
         if in_fence is not None:
-            if tree is not None:
-                tree.feed(line)
             if wants_references and "/" in line and not _references_full(skill):
                 _scan_fenced_line(skill, number, line, shell_fence)
             continue
-        if line.lstrip().startswith("|"):
-            if table is None:
-                table = example_columns(line)
-        else:
-            table = None
         if wants_ignores and "skill-lsp" in line:
             match = IGNORE.search(line)
             if match:
                 codes = match.group(1)
                 skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
-        if line.strip() and not _LIST_ITEM.match(line):
-            lead_in = line.rstrip().endswith(":") and _EXAMPLE_LEAD_IN.search(line) is not None
         # links need '](' or ']:', bare and machine paths a slash or a backslash
         if wants_references and ("/" in line or "](" in line or "]:" in line or "\\" in line):
             if _references_full(skill):
@@ -199,9 +189,15 @@ def scan_body(skill: SkillFile) -> None:
                 if not wants_ignores:
                     return
             else:
-                _scan_line_references(skill, number, line, lead_in and _LIST_ITEM.match(line) is not None, table)
-    if tree is not None and tree.tree is not None:
-        skill.drawn.append(tree.tree)  # a block left open at the end of the file
+                _scan_line_references(skill, number, line, above.example_list(number, line), above.table(number, line))
+    if in_fence is not None and read_tree:
+        _add_drawn(skill, lines[opened + 1 :])  # a block left open at the end of the file
+
+
+def _add_drawn(skill: SkillFile, block: list[str]) -> None:
+    tree = drawn_tree(block)
+    if tree is not None:
+        skill.drawn.append(tree)
 
 
 def _fence_language(line: str) -> str:

@@ -62,6 +62,17 @@ class TreeReader:
         stack.append((column, name))
 
 
+def drawn_tree(block: list[str]) -> DrawnTree | None:
+    """The directory tree the lines of one code block draw, if any (a branch needs a '─' or a '--')."""
+    joined = "\n".join(block)
+    if "─" not in joined and "--" not in joined:
+        return None
+    reader = TreeReader()
+    for line in block:
+        reader.feed(line)
+    return reader.tree
+
+
 def table_cells(line: str) -> list[str]:
     """The cells of a table row, without the outer pipes ("| a | b |" -> ["a", "b"])."""
     row = line.strip()
