@@ -18,39 +18,55 @@ if TYPE_CHECKING:
 EXAMPLE_LEAD_IN = re.compile(r"(?i)\b(?:examples?|e\.g\.|such as|for instance|create|move|would|could|might)\b")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")
 
-# What a body line must hold for scan_body to look at it: a fence's backtick or tilde, a path's slash or
-# backslash, a link's or a definition's ']' (and, in a file holding one, a suppression comment). The lines
-# between only set the state a line of references is read in (the list lead-in above it, the table it is in),
-# which is worked out by looking back from the few lines that need it.
-LOOK = re.compile(r"[`~/\\\]]")
-LOOK_IGNORES = re.compile(r"[`~/\\\]]|skill-lsp")
+# What a body line must hold for scan_body to look at it: a fence's three backticks or tildes, a path's slash
+# or backslash, a link's or a definition's ']'. The lines between only set the state a line of references is
+# read in (the list lead-in above it, the table it is in), which is worked out by looking back from the few
+# lines that need it. Each pattern is alternatives that start with a character: the regex engine then skips to
+# one of those characters as fast as it scans for a set of them (a set or a word among them costs 2 to 6 times
+# as much).
+LOOK = re.compile(r"/|\\|\]|```|~~~")
+# in a code block: its closing fence, and the paths through ${CLAUDE_SKILL_DIR} or {baseDir}; in a block of
+# shell, any path (a home directory's); where references are no longer looked for, fences only
+LOOK_FENCED = re.compile(r"\{|```|~~~")
+LOOK_SHELL = re.compile(r"/|```|~~~")
+LOOK_FENCES = re.compile(r"```|~~~")
+# what a suppression comment's line holds, searched for apart
+IGNORE_WORD = re.compile("skill-lsp")
 
 
-def lines_holding(skill: SkillFile, look: re.Pattern[str]) -> Iterator[tuple[int, str]]:
-    """The body's lines (number, text) in which look finds something, found by searching the whole text:
-    most lines of most bodies hold none of what scan_body looks for, and are never made a Python step."""
-    lines = skill.lines
-    text = skill.text
-    if "\r" in text:  # lines end at "\r\n", "\r" or "\n": no offset arithmetic, a search per line
-        for number in range(skill.body_start, len(lines)):
-            if look.search(lines[number]):
-                yield number, lines[number]
-        return
-    number = skill.body_start
-    start = sum(map(len, lines[:number])) + number  # where the body's first line starts
-    search = look.search
-    found = search(text, start)
-    while found is not None:
-        at = found.start()
-        skipped = text.count("\n", start, at)
-        if skipped:
-            number += skipped
-            start = text.rfind("\n", start, at) + 1
-        line = lines[number]
-        yield number, line
-        number += 1
-        start += len(line) + 1
-        found = search(text, start)
+class LinesHolding:
+    """The body's lines (number, text) in which `look` finds something, found by searching the whole text:
+    most lines of most bodies hold none of what scan_body looks for, and are never made a Python step. The
+    reader may change `look` between two lines (at a code block's fences)."""
+
+    __slots__ = ("look", "skill")
+
+    def __init__(self, skill: SkillFile, look: re.Pattern[str]) -> None:
+        self.skill = skill
+        self.look = look
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        lines = self.skill.lines
+        text = self.skill.text
+        if "\r" in text:  # lines end at "\r\n", "\r" or "\n": no offset arithmetic, a search per line
+            for number in range(self.skill.body_start, len(lines)):
+                if self.look.search(lines[number]):
+                    yield number, lines[number]
+            return
+        number = self.skill.body_start
+        start = sum(map(len, lines[:number])) + number  # where the body's first line starts
+        found = self.look.search(text, start)
+        while found is not None:
+            at = found.start()
+            skipped = text.count("\n", start, at)
+            if skipped:
+                number += skipped
+                start = text.rfind("\n", start, at) + 1
+            line = lines[number]
+            yield number, line
+            number += 1
+            start += len(line) + 1
+            found = self.look.search(text, start)
 
 
 class Above:

@@ -3,12 +3,13 @@ placeholders, headings and suppression comments, found in one linear pass over i
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .bodylines import LOOK, LOOK_IGNORES, Above, lines_holding
+from .bodylines import IGNORE_WORD, LOOK, LOOK_FENCED, LOOK_FENCES, LOOK_SHELL, Above, LinesHolding
 from .drawings import column_at, drawn_tree
 from .model import Span
 from .textutil import covered_by
@@ -150,7 +151,8 @@ def scan_body(skill: SkillFile) -> None:
     text = skill.text
     # each needs a character or a word the whole text may not have: most bodies need no scan at all
     wants_ignores = "skill-lsp" in text
-    wants_references = "/" in text or "](" in text or "]:" in text or "\\" in text
+    # (a character first: looking for two costs twenty times as much as for one)
+    wants_references = "/" in text or "\\" in text or ("]" in text and ("](" in text or "]:" in text))
     if not (wants_ignores or wants_references):
         return
     lines = skill.lines
@@ -160,7 +162,8 @@ def scan_body(skill: SkillFile) -> None:
     read_tree = False  # whether the open code block's tree is read
     blocks: list[tuple[int, int]] = []
     above = Above(lines, skill.body_start, blocks)
-    for number, line in lines_holding(skill, LOOK_IGNORES if wants_ignores else LOOK):
+    holding = LinesHolding(skill, LOOK if wants_references else LOOK_FENCES)
+    for number, line in holding:
         if "`" in line or "~" in line:
             changed, in_fence = _fence_change(line, in_fence)
             if changed:
@@ -169,29 +172,45 @@ def scan_body(skill: SkillFile) -> None:
                         _add_drawn(skill, lines[opened + 1 : number])
                     blocks.append((opened, number))
                     shell_fence = False
+                    holding.look = LOOK if wants_references else LOOK_FENCES
                 else:
                     shell_fence = _fence_language(line) in _SHELL_FENCES
                     opened, read_tree = number, wants_references
+                    holding.look = (LOOK_SHELL if shell_fence else LOOK_FENCED) if wants_references else LOOK_FENCES
                 continue
         if in_fence is not None:
             if wants_references and "/" in line and not _references_full(skill):
                 _scan_fenced_line(skill, number, line, shell_fence)
             continue
-        if wants_ignores and "skill-lsp" in line:
-            match = IGNORE.search(line)
-            if match:
-                codes = match.group(1)
-                skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
         # links need '](' or ']:', bare and machine paths a slash or a backslash
         if wants_references and ("/" in line or "](" in line or "]:" in line or "\\" in line):
             if _references_full(skill):
                 wants_references = False
                 if not wants_ignores:
                     return
+                holding.look = LOOK_FENCES
             else:
                 _scan_line_references(skill, number, line, above.example_list(number, line), above.table(number, line))
-    if in_fence is not None and read_tree:
-        _add_drawn(skill, lines[opened + 1 :])  # a block left open at the end of the file
+    if in_fence is not None:
+        if read_tree:
+            _add_drawn(skill, lines[opened + 1 :])  # a block left open at the end of the file
+        blocks.append((opened, len(lines)))
+    if wants_ignores:
+        _body_ignores(skill, blocks)
+
+
+def _body_ignores(skill: SkillFile, blocks: list[tuple[int, int]]) -> None:
+    """The suppression comments of the body's lines outside its code blocks (blocks: each one's opening and
+    closing fence lines)."""
+    opening = [start for start, _ in blocks]
+    for number, line in LinesHolding(skill, IGNORE_WORD):
+        block = bisect.bisect_right(opening, number) - 1
+        if block >= 0 and number <= blocks[block][1]:
+            continue  # shown in a code block
+        match = IGNORE.search(line)
+        if match:
+            codes = match.group(1)
+            skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
 
 
 def _add_drawn(skill: SkillFile, block: list[str]) -> None:

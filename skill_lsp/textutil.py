@@ -108,14 +108,17 @@ def check_size(text: str, name: str, limit: int = MAX_FILE_BYTES) -> str:
     return text
 
 
+# read_text's open: non-blocking (a FIFO never hangs it), binary on Windows, not inherited by children
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
 def read_text(path: Path | str, limit: int = MAX_FILE_BYTES) -> str:
     """Read a file for analysis; raises OSError or FileTooLarge.
 
     Every file skill-lsp analyses is read here: at most limit + 1 bytes, and only a regular
     file (opened non-blocking, so a FIFO or a device named SKILL.md never hangs the reader).
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
-    descriptor = os.open(path, flags)
+    descriptor = os.open(path, _READ_FLAGS)
     try:
         status = os.fstat(descriptor)
         if not stat.S_ISREG(status.st_mode):
