@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from . import forks
 from .config import CONFIG_FILES
@@ -59,8 +60,25 @@ class Listing:
 FORK_FROM = 256
 SHARE_FROM = 16
 SHARE = 64
+T = TypeVar("T")
 # Seconds this process waits for a worker's piece before it looks at its deadline again.
 LOOK_EVERY = 0.02
+
+
+def _cut(subdirectories: list[T], processes: int) -> list[list[T]]:
+    """A wide directory's subdirectories in pieces, largest first: each a share of what is left
+    (guided scheduling), down to SHARE. Each piece a worker is given costs it a round trip through
+    this process's pool threads, which wait for the interpreter lock while this one works (imports
+    the analysers: up to the switch interval, 5 ms, each way); pieces of SHARE from the first kept
+    the workers idle most of the time. The small last ones (this process's, from the back) keep
+    either side from waiting for the other at the end."""
+    pieces: list[list[T]] = []
+    start = 0
+    while start < len(subdirectories):
+        size = max(SHARE, (len(subdirectories) - start) // (2 * processes))
+        pieces.append(subdirectories[start : start + size])
+        start += size
+    return pieces
 
 
 class WalkStopped(Exception):
@@ -394,8 +412,7 @@ class _Walker:
         owned = [(path, real_path, True) for path, real_path, _ in subdirectories]
         _shared_walk = (self.folder, self.exclude, self.limit)
         try:
-            self.deal.add(Piece(piece, _walk_piece, piece, self.deadline)
-                          for piece in (owned[start : start + SHARE] for start in range(0, len(owned), SHARE)))
+            self.deal.add(Piece(piece, _walk_piece, piece, self.deadline) for piece in _cut(owned, self.helpers + 1))
         finally:
             _shared_walk = None
 
