@@ -292,11 +292,14 @@ class Choice:
                 return False
             del self.alike[a][b], self.alike[b][a]
             return True
-        if before is not None and before.score == score:
-            return False
         if str(self.skills[a].path) > str(self.skills[b].path):  # told in the same order in any model
             a, b = b, a
-        overlap = Overlap(self.skills[a], self.skills[b], score, *_shared_wording(self, a, b))
+        wording = _shared_wording(self, a, b)
+        # the same score may come with other wording: two shared words' weights can trade places (one more skill
+        # holds one, one fewer the other), and the rarest is named first
+        if before is not None and before.score == score and (before.phrase, before.words) == wording:
+            return False
+        overlap = Overlap(self.skills[a], self.skills[b], score, *wording)
         self.alike.setdefault(a, {})[b] = overlap
         self.alike.setdefault(b, {})[a] = overlap
         return True

@@ -123,6 +123,31 @@ def test_overlapping_pairs_of_one_agent(tmp_path: Path):
     assert "pdf" in pair.words
 
 
+def test_an_edit_that_trades_two_shared_words_weights_tells_the_pair_anew():
+    """Two words a pair shares trade their numbers of holders (5 and 6) after an edit elsewhere: the pair's score
+    is the same sum, yet the rarer word, named first, is the other one now, as a fresh choice names it."""
+
+    class Skill:  # what a Choice reads of a skill
+        def __init__(self, name: str, description: str) -> None:
+            self.path = Path(f"/p/{name}/SKILL.md")
+            self.description = description
+
+    pair = [Skill("a", "alpha beta"), Skill("b", "alpha beta")]
+    alphas = [Skill(f"c{index}", f"alpha zeta{index}") for index in range(3)]
+    betas = [Skill(f"d{index}", f"beta zeta{index}") for index in range(4)]
+    others = [Skill(f"e{index}", f"gamma{index} delta{index}") for index in range(16)]
+    skills = pair + alphas + betas + others  # 25: a large choice, its index kept through the edit
+    choice = overlap.Choice(skills, "the skills")
+    (before,) = choice.pairs()
+    assert before.words == ("alpha", "beta")
+    betas[0].description = "alpha omega"  # alpha: 6 holders, beta: 5
+    choice.update(betas[0])
+    (after,) = choice.pairs()
+    (fresh,) = overlap.Choice(skills, "the skills").pairs()
+    assert after.score == before.score == fresh.score
+    assert after.words == fresh.words == ("beta", "alpha")
+
+
 @pytest.mark.parametrize("repeats", [3, 6])  # a small choice (judged whole) and a large one (its index)
 def test_an_edited_description_gives_what_a_fresh_model_gives(tmp_path: Path, repeats: int):
     """Choice.update is exact: after each edit the incremental findings equal a fresh build's."""
