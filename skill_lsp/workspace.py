@@ -21,6 +21,7 @@ from .discovery import Listing, walk
 from .exclusion import kept_from_exclusion
 from .index import Model, PythonEntry, SkillEntry, SkillFacts, SkillJob
 from .model import Finding
+from .overlap import terms_of
 from .pathtext import is_skill_filename, is_user_agent_path, split_skill_text, within
 from .skillfile import SkillFile, parse_skill
 from .textutil import FileTooLarge, check_size, read_text, unreadable_reason
@@ -253,8 +254,12 @@ class Workspace:
 
     def analysed_entry(self, job: SkillJob, facts: SkillFacts, findings: list[Finding]) -> SkillEntry:
         """A skill entry made from its analysis (facts and the findings of its own rules, as check's
-        cache and the server keep them): its parse is read again only when a feature needs it."""
+        cache and the server keep them): its parse is read again only when a feature needs it.
 
+        Its description's terms, which SK310 compares once the model is built (overlap.terms_of, kept by the
+        description's text), are worked out now: a pool's analyses arrive here while its workers still work,
+        and this process then takes less of their work, where after the build it would work alone."""
+        terms_of(facts.description)
         return SkillEntry.analysed(job, facts, findings, self._reparse)
 
     def reparse(self, path: Path) -> SkillFile:
