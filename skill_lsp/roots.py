@@ -293,8 +293,12 @@ class Places:
             text = str(path)
             root_text, _, _, name = split_skill_text(text)
             placed.append(((path, folder), (text, root_text, name)))
+        documents, listed = self.documents, self.listed_skills
+        # the folder's prefix, looked up again only when the folder changes (a Path hashes in Python code)
+        last_folder: Path | None = None
+        prefix: str | None = None
         for (path, folder), (text, root_text, name) in placed:
-            if text in jobs or text in self.documents:
+            if text in jobs or text in documents:
                 continue
             if name != "SKILL.md":
                 if known_paths is None:
@@ -302,13 +306,16 @@ class Places:
                 if (path.parent / "SKILL.md") in known_paths:
                     continue  # a stray lowercase copy beside the real file
             owner = roots_by_text.get(root_text)
-            if self.listed_skills and owner is not None and owner.origin == "plugin":
-                owner = self.listed_skills.get(split_text(text)[0], owner)
+            if listed and owner is not None and owner.origin == "plugin":
+                owner = listed.get(split_text(text)[0], owner)
             if aliased:
                 owner = self.best_root(owner, root_text, text, aliased)
-            prefix = folder_prefixes.get(folder)
+            if folder is not last_folder:
+                last_folder, prefix = folder, folder_prefixes.get(folder)
             external = not (prefix is not None and text.startswith(prefix)) and not text.startswith(all_prefixes)
-            jobs[text] = SkillJob(path, owner, owner.profile if owner else Profile.SPEC, name != "SKILL.md", external)
+            # (a tuple made as SkillJob's constructor makes it, without the call: one per skill, twice in a check)
+            jobs[text] = tuple.__new__(SkillJob, (path, owner, owner.profile if owner else Profile.SPEC,
+                                                  name != "SKILL.md", external))
         return list(jobs.values())
 
     def best_root(self, owner: Root | None, root_text: str, text: str, aliased: dict[str, list[Root]]) -> Root | None:
