@@ -18,6 +18,7 @@ from ..pathtext import split_text
 from ..runtimes import (
     STRICT_LOADERS,
     Consequence,
+    FieldSpec,
     Outcome,
     Runtime,
     altered,
@@ -234,14 +235,16 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
         _check_description(judged, description, fields, dir_cache)
 
     for entry in fields.values():
-        if entry.key in ("name", "description") or entry.error is not None:
+        key = entry.key
+        if key == "name" or key == "description" or entry.error is not None:
             continue
-        readers = tuple(each for each in runtimes if each.field(entry.key) is not None)
+        # each runtime that reads the key, with the field it reads it as
+        specs = [(each, spec) for each in runtimes if (spec := each.field(key)) is not None]
         # a runtime that reads the key knows it: the question is left for a key none reads
-        if not readers and not any(each.knows(entry.key) for each in runtimes):
+        if not specs and not any(each.knows(key) for each in runtimes):
             _unknown_key(judged, entry, fields)
             continue
-        _check_type(judged, entry, readers)
+        _check_type(judged, entry, specs)
 
     compatibility = fields.get("compatibility")
     if compatibility is not None and isinstance(compatibility.value, str):
@@ -333,8 +336,8 @@ def _check_name(judged: _Judged, entry: Field) -> None:
         # (a directory name a runtime refuses as a name would trade this finding for SK109)
         return [Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)] \
             if _fits_name(judged, expected) else []
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if not isinstance(value, str) or not value.strip():
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         judged.report(
             "SK107", entry.value_span if value is not None else entry.key_span, f"'name' must be a non-empty string, not {shown}",
@@ -344,8 +347,9 @@ def _check_name(judged: _Judged, entry: Field) -> None:
         if not number:
             return
         value = str(value)
-    problems = {each.key: each.name_rule(value) for each in judged.runtimes if each.name_rule is not None}
-    if any(problems.values()):
+    # most names break no runtime's rule: the rules' answers are gathered only for one that does
+    if any(each.name_rule is not None and each.name_rule(value) for each in judged.runtimes):
+        problems = {each.key: each.name_rule(value) for each in judged.runtimes if each.name_rule is not None}
         found = [problem for problem in problems.values() if problem]
         suggestion = suggest_name(value)
         fixes = [Fix(f"Change to '{suggestion}'", edits=(TextEdit(path, entry.value_span, suggestion),),
@@ -465,11 +469,10 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
         )
 
 
-def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> None:
+def _check_type(judged: _Judged, entry: Field, specs: list[tuple[Runtime, FieldSpec]]) -> None:
+    """SK107 for a value of the wrong type, weighed by the runtimes that read the key (specs: each with its field)."""
     problems = {}
-    for each in readers:
-        spec = each.field(entry.key)
-        assert spec is not None
+    for each, spec in specs:
         found = value_problem(each, spec, entry.value)
         if found is not None:
             problems[each.key] = (found, spec)
@@ -495,7 +498,7 @@ def _check_type(judged: _Judged, entry: Field, readers: tuple[Runtime, ...]) -> 
             text = text if len(text) <= 40 else text[:37] + "..."
             return Outcome(said.consequence, said.does.replace("{text}", repr(text)))
         return runtime.wrong_type
-    judged.report("SK107", entry.value_span, problem, pick, fixes=fixes, runtimes=readers)
+    judged.report("SK107", entry.value_span, problem, pick, fixes=fixes, runtimes=tuple(each for each, _ in specs))
 
 
 # the runtimes that look for `SKILL.md` exactly: Claude Code (2.1.332, `claude plugin validate` joins
