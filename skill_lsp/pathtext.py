@@ -32,23 +32,28 @@ def within(path: PurePath | str, folder: PurePath | str) -> bool:
     return inner.startswith(outer if outer.endswith(os.sep) else outer + os.sep)
 
 
+_SEP = os.sep
+
+
 def split_text(text: str) -> tuple[str, str]:
     """os.path.split of a normalised path's text (a Path's, or normpath's: one separator between
     parts, none at the end), without the generality that makes os.path cost more than the rest of
-    placing a skill."""
-    cut = text.rfind(os.sep)
-    if cut <= 0 or text[cut - 1] == ":":  # the file system's root, a drive's, or no directory
+    placing a skill (placing 10,000 skills and checking their links splits 60,000 texts: one
+    rpartition costs half of a search and two slices)."""
+    head, _, tail = text.rpartition(_SEP)
+    if not head or head[-1] == ":":  # the file system's root, a drive's, or no directory
         return os.path.split(text)
-    return text[:cut], text[cut + 1 :]
+    return head, tail
 
 
 def split_skill_text(text: str) -> tuple[str, str, str, str]:
     """A skill file's normalised path text cut as placing it needs: (the directory above its
     directory, its directory, its directory's name, its name), split_text twice in one cut where
     the text allows."""
-    parts = text.rsplit(os.sep, 2)
-    if len(parts) == 3 and parts[0] and parts[0][-1] != ":":
-        return parts[0], text[: len(text) - len(parts[2]) - 1], parts[1], parts[2]
+    directory, _, name = text.rpartition(_SEP)
+    above, _, directory_name = directory.rpartition(_SEP)
+    if above and above[-1] != ":":
+        return above, directory, directory_name, name
     directory, name = split_text(text)  # at the file system's (or a drive's) root
     above, directory_name = split_text(directory)
     return above, directory, directory_name, name
