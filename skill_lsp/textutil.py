@@ -125,23 +125,26 @@ def read_text(path: Path | str, limit: int = MAX_FILE_BYTES) -> str:
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         # plain os.read calls sized by fstat: a buffered read(limit + 1) would allocate the
         # whole limit for every file; the loop covers a file that grows while it is read
-        parts: list[bytes] = []
-        total = 0
         wanted = min(status.st_size, limit) + 1
-        while total <= limit:
-            chunk = os.read(descriptor, wanted)
-            if not chunk:
-                break
-            parts.append(chunk)
-            total += len(chunk)
-            if len(chunk) < wanted and total >= status.st_size:
-                break  # all of it, as of the fstat: no read just to see the end
+        data = os.read(descriptor, wanted)
+        total = len(data)
+        if not (total < wanted and total >= status.st_size):  # not all of it, as of the fstat, at once
+            parts = [data]
             wanted = limit + 1 - total
+            while data and total <= limit:
+                data = os.read(descriptor, wanted)
+                if not data:
+                    break
+                parts.append(data)
+                total += len(data)
+                if len(data) < wanted and total >= status.st_size:
+                    break  # all of it, as of the fstat: no read just to see the end
+                wanted = limit + 1 - total
+            data = b"".join(parts)
     finally:
         os.close(descriptor)
     if total > limit:
         raise FileTooLarge(path.name if isinstance(path, Path) else os.path.basename(path), limit)
-    data = b"".join(parts)
     return decode(data)
 
 
