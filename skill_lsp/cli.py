@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import signal
 import sys
@@ -394,6 +393,8 @@ def command_rules(args: argparse.Namespace) -> int:
         if not rules:
             raise UsageError(f"unknown rule '{args.code}': give a code (SK101), a prefix (SK1) or a name")
     if args.format == "json":
+        import json
+
         print(json.dumps([
             {"code": r.code, "name": r.name, "severity": r.severity.label, "severity_by_profile":
              {p.value: (s.label if s else None) for p, s in r.by_profile.items()}, "severity_by_runtime": r.per_runtime,

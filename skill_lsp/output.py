@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import threading
@@ -87,6 +86,8 @@ def finding_json(finding: Finding, cwd: Path, fix: str | None = None) -> dict[st
 
 def format_json(findings: list[Finding], cwd: Path, fixes: dict[int, str] | None = None) -> str:
     """The findings as a JSON array; fixes: id(finding) -> how --fix fixes it (fixrun.applicability)."""
+    import json  # (JSON output's only: a text check imports it later, while a pool's workers walk)
+
     known = fixes or {}
     return json.dumps([finding_json(finding, cwd, known.get(id(finding))) for finding in findings], indent=2,
                       ensure_ascii=False)
@@ -150,6 +151,8 @@ def format_sarif(findings: list[Finding], cwd: Path) -> str:
             "message": {"text": finding.message},
             "locations": [location],
         })
+    import json
+
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
