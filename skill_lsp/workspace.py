@@ -258,8 +258,12 @@ class Workspace:
 
         Its description's terms, which SK310 compares once the model is built (overlap.terms_of, kept by the
         description's text), are worked out now: a pool's analyses arrive here while its workers still work,
-        and this process then takes less of their work, where after the build it would work alone."""
-        terms_of(facts.description)
+        and this process then takes less of their work, where after the build it would work alone. Only for a
+        skill a choice can hold: a collection's skills are in no registry and no session's root, nor is a
+        misnamed or unrooted one."""
+        root = job.root
+        if root is not None and root.origin != "collection" and not job.misnamed:
+            terms_of(facts.description)
         return SkillEntry.analysed(job, facts, findings, self._reparse)
 
     def reparse(self, path: Path) -> SkillFile:
