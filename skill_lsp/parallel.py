@@ -25,9 +25,12 @@ __all__ = ["PARALLEL_FROM", "Analyser", "ready_for_children", "running", "stop_p
 
 # Below this many files a pool costs more than the second core saves.
 PARALLEL_FROM = 1000
-# Skills per chunk: small enough that no process waits long for the last one, large enough that a
-# chunk's future costs nothing next to analysing it.
-CHUNK = 64
+# Skills per chunk (about 14 ms of analysis): small enough that no process waits long for the last one,
+# large enough that the workers seldom wait for the next. A chunk's result is taken, and the next chunk
+# given, by this process's pool threads, which wait for the interpreter lock while this process reads the
+# code files: at 64 skills (3 to 4 ms) a worker stood idle 90-210 ms of a 10,000-skill check for them
+# (docs/performance.md, "Chunks of 256").
+CHUNK = 256
 MAX_CHUNKS = 1024
 
 # The jobs the workers of the pool being started inherit (set only while it forks them).
