@@ -113,8 +113,8 @@ def _head_start() -> BinaryIO:
 
 
 def _import_analysers() -> None:
-    """Load the server (pygls and lsprotocol, a third of a second; the analysers: tree-sitter,
-    libyaml, the rules) while the head start's helpers walk, as `check` loads its analysers
-    (cli._import_analysers): the walk's chunks are claimed as they come, so a helper walks what
-    this process, busy importing, leaves. initialize is answered that much sooner."""
-    from . import app  # noqa: F401
+    """Load the analysers (tree-sitter, libyaml, the rules: what the head start's children run) while
+    the head start's helpers walk, as `check` loads its analysers (cli._import_analysers). The server
+    itself (pygls and lsprotocol, a third of a second) is loaded after the head start has forked its
+    children, so that they analyse skills on the other core meanwhile instead of waiting for it."""
+    from . import indexing  # noqa: F401
