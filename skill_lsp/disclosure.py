@@ -78,17 +78,12 @@ def agent_skills(model: Model, agent: AgentEntry) -> list[tuple[str, SkillEntry 
     """The listed names in order, each with the skill it resolves to."""
     resolved: list[tuple[str, SkillEntry | None]] = []
     seen: set[str] = set()
+    resolve = agent.resolver()
     for item in agent.skill_values():
         if item.kind != "str" or item.text is None or item.text in seen:
             continue
         seen.add(item.text)
-        skill = None
-        for _, registry in agent.registries():
-            if registry is not None:
-                skill = registry.lookup(item.text)
-                if skill is not None:
-                    break
-        resolved.append((item.text, skill))
+        resolved.append((item.text, resolve(item.text)))
     return resolved
 
 

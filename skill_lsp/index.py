@@ -291,6 +291,25 @@ class AgentEntry:
             return [(deck, deck.registry) for deck in self.decks]
         return [(None, self.fallback)]
 
+    def lookup(self, name: str) -> SkillEntry | None:
+        """The skill a listed name loads: the first of its Decks' registries, in order, that holds it."""
+        return self.resolver()(name)
+
+    def resolver(self) -> Callable[[str], SkillEntry | None]:
+        """lookup() for many names: the registries gathered once (one Deck's, the common case: its own lookup)."""
+        registries = [registry for _, registry in self.registries() if registry is not None]
+        if len(registries) == 1:
+            return registries[0].lookup
+
+        def resolve(name: str) -> SkillEntry | None:
+            for registry in registries:
+                found = registry.lookup(name)
+                if found is not None:
+                    return found
+            return None
+
+        return resolve
+
     def skill_values(self) -> list[PyValue]:
         value = self.call.keyword("skills")
         if value is None or value.kind not in ("list", "tuple"):

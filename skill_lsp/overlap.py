@@ -401,21 +401,7 @@ def listed_skills(owner: Owner) -> list[tuple[PyValue, SkillEntry]]:
         return []
     found: list[tuple[PyValue, SkillEntry]] = []
     seen: set[int] = set()
-    if isinstance(owner, DefinitionEntry):
-        resolve = owner.resolver()
-    elif isinstance(owner, OptionsEntry):
-        resolve = owner.registry.session_lookup
-    else:
-        registries = [registry for _, registry in owner.registries() if registry is not None]
-        if len(registries) == 1:  # the common case: the agent's deck
-            resolve = registries[0].lookup
-        else:
-            def resolve(name: str) -> SkillEntry | None:
-                for registry in registries:
-                    skill = registry.lookup(name)
-                    if skill is not None:
-                        return skill
-                return None
+    resolve = owner.registry.session_lookup if isinstance(owner, OptionsEntry) else owner.resolver()
     for item in value.items:
         text = item.text
         if text is None or item.kind != "str":

@@ -73,17 +73,8 @@ def rows(model: Model) -> list[Row]:
 
 def agent_row(agent: AgentEntry) -> Row:
     """An AgentDeck agent: each listed name looked up in its Decks' registries in turn (disclosure.agent_skills)."""
-    registries = [registry for _, registry in agent.registries() if registry is not None]
-
-    def lookup(name: str) -> SkillEntry | None:
-        for registry in registries:
-            found = registry.lookup(name)
-            if found is not None:
-                return found
-        return None
-
     row = Row(agent, "agent", agent.display_name, "AgentDeck")
-    _fill(row, agent.call.keyword("skills"), lookup)
+    _fill(row, agent.call.keyword("skills"), agent.resolver())
     return row
 
 

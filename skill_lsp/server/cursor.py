@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..codecalls import Call, PyValue
-from ..index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
+from ..index import AgentEntry, Model, OptionsEntry, Owner, Registry, SkillEntry
 from ..model import Position, Span
 
 # -- what is under the cursor ---------------------------------------------------------
@@ -77,15 +77,9 @@ def registries_of(owner: Owner) -> list[Registry]:
 def resolve_listing(owner: Owner | None, name: str) -> SkillEntry | None:
     if owner is None:
         return None
-    if isinstance(owner, DefinitionEntry):
-        return owner.lookup(name)
     if isinstance(owner, OptionsEntry):
         return owner.registry.session_lookup(name)
-    for registry in registries_of(owner):
-        skill = registry.lookup(name)
-        if skill is not None:
-            return skill
-    return None
+    return owner.lookup(name)  # an agent's Decks in turn, a subagent's registry and aliases
 
 
 def known_names(owner: Owner | None) -> list[str]:
