@@ -11,6 +11,7 @@ from ..bodyscan import SKILL_FOLDERS, TEMPLATE_LINE, Placeholder, is_home_path
 from ..index import Model, SkillEntry
 from ..model import Fix, Profile, Severity, Span, TextEdit
 from ..pathtext import split_text, within
+from ..runtimes import Runtime
 from ..runtimes.spec import BODY_LINE_LIMIT
 from ..skillfile import SkillFile
 from ..textutil import MAX_FILE_BYTES
@@ -250,10 +251,10 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         )
 
 
-def claude_code_loads(skill: SkillEntry) -> bool:
+def claude_code_loads(skill: SkillEntry, runtimes: tuple[Runtime, ...] | None = None) -> bool:
     """Whether Claude Code (or the Agent SDK) discovers the skill (runtimes.discovering): a .claude/skills
-    root, a plugin's or the user's skills directory."""
-    return any(each.key == "claude-code" for each in skill.runtimes)
+    root, a plugin's or the user's skills directory. runtimes: the skill's, when the caller has them."""
+    return any(each.key == "claude-code" for each in (skill.runtimes if runtimes is None else runtimes))
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")

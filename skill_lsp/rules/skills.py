@@ -33,7 +33,7 @@ from ..runtimes import (
 from ..runtimes.spec import name_problem, suggest_name
 from ..skillfile import Field, SkillFile, quote_yaml_value
 from ..textutil import encoding_problem
-from .body import check_body, list_dir
+from .body import check_body, claude_code_loads, list_dir
 from .encoding import check_encoding
 from .hidden import check_hidden
 from .registry import is_template
@@ -55,8 +55,8 @@ class _Judged:
         self.skill = skill
         self.reporter = reporter
         self.runtimes = runtimes
-        # Claude Code among them (body.claude_code_loads): its listing cap and tool names are asked of it
-        self.claude = any(each.key == "claude-code" for each in runtimes)
+        # Claude Code among them: its listing cap and tool names are asked of it
+        self.claude = claude_code_loads(skill, runtimes)
 
     def report(self, code: str, span: Span, problem: str, pick: Callable[[Runtime], Outcome | None], *,
                advice: str = "", fixes: list[Fix] | None = None, data: dict[str, object] | None = None,
