@@ -15,6 +15,7 @@ from .codefiles import parse_code
 from .config import Config
 from .index import RawSpan, SkillEntry, SkillFacts, SkillJob
 from .model import Finding
+from .rules.body import Listings
 from .rules.report import Reporter
 from .rules.skills import check_skill
 from .skillfile import parse_skill
@@ -68,19 +69,25 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
     parsed = parse_skill(text)
     skill = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed, external=job.external)
     reporter = Reporter(config, parsed.ignores)
-    listed: dict[str, set[str] | None] = {}
-    check_skill(None, skill, reporter, listed)
     if not with_deps:
+        check_skill(None, skill, reporter, {})
         return skill.facts, reporter.findings, ()
+    listed = Listings()  # with the mtimes of what it lists: no second stat of each for the deps
+    check_skill(None, skill, reporter, listed)
+    findings = reporter.findings
+    if not findings and not listed:
+        return skill.facts, findings, ()
     directories = set(listed)
-    if reporter.findings:
+    if findings:
         # quick fixes look at the skill's siblings, SK202's suggestions at its whole tree
         directories.add(str(skill.directory.parent))
-        if any(finding.code == "SK202" for finding in reporter.findings):
+        if any(finding.code == "SK202" for finding in findings):
             for base, _, _ in os.walk(skill.directory):
                 directories.add(base)
-    deps = tuple((directory, _dir_mtime(directory)) for directory in sorted(directories))
-    return skill.facts, reporter.findings, deps
+    mtimes = listed.mtimes
+    deps = tuple((directory, mtimes[directory] if directory in mtimes else _dir_mtime(directory))
+                 for directory in sorted(directories))
+    return skill.facts, findings, deps
 
 
 Analysis = tuple[SkillFacts, list[Finding], Deps] | str

@@ -517,3 +517,35 @@ def test_sk207_fix_removes_the_characters(check_skill, project):
     assert project.run("check", "--fix").status == 0
     path = project.root / ".agentdeck/skills/demo/SKILL.md"
     assert path.read_text() == skill_md(body="Format dates.\n")
+
+
+def test_a_shared_listing_is_kept_only_while_its_directory_is_unchanged(tmp_path, monkeypatch):
+    """list_shared keeps a settled directory's listing between analyses (a stat instead of a listing for each
+    skill of a project) and lists it again once the directory's identity or times move; a directory changed
+    just now is not kept (a change in the same tick of the file system's clock would not move its times)."""
+    from skill_lsp.rules import body as rules_body
+
+    folder = tmp_path / "dot-claude"
+    folder.mkdir()
+    (folder / "skills").mkdir()
+    key = str(folder)
+    listings = rules_body.Listings()
+    assert rules_body.list_shared(key, listings) == {"skills"}
+    assert key not in rules_body._LISTINGS  # changed just now: not kept
+    assert listings.mtimes == {key: os.stat(folder).st_mtime_ns}
+    monkeypatch.setattr(rules_body, "_SETTLED_NS", -10**18)  # every directory settled
+    assert rules_body.list_shared(key, {}) == {"skills"}
+    real = os.listdir
+
+    def refused(path):
+        raise AssertionError(f"listed {path}")
+    monkeypatch.setattr(rules_body.os, "listdir", refused)
+    assert rules_body.list_shared(key, {}) == {"skills"}  # kept
+    monkeypatch.setattr(rules_body.os, "listdir", real)
+    (folder / "settings.json").write_text("{}", encoding="utf-8")
+    os.utime(folder, ns=(1, 1))  # its times move (its ctime to now), whatever the clock's tick
+    assert rules_body.list_shared(key, {}) == {"skills", "settings.json"}
+    assert rules_body.list_shared(str(tmp_path / "missing"), listings) is None
+    assert listings.mtimes[str(tmp_path / "missing")] is None
+    assert rules_body.list_dir(str(folder / "settings.json"), listings) is None  # a file: its mtime is recorded
+    assert listings.mtimes[str(folder / "settings.json")] == os.stat(folder / "settings.json").st_mtime_ns

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -18,13 +19,83 @@ from ..textutil import MAX_FILE_BYTES
 from .report import Reporter, closest, did_you_mean
 
 
+class Listings(dict[str, "set[str] | None"]):
+    """The directories one analysis looked into, with their entries (None: not a readable directory), and each
+    one's mtime_ns as it was before it was listed (None: not there): the analysis's dependencies, without
+    a second stat of each (and never a listing newer than its recorded mtime)."""
+
+    __slots__ = ("mtimes",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mtimes: dict[str, int | None] = {}
+
+
 def list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
-    if directory not in cache:
+    """The entries of a directory (None: it cannot be listed), listed once per cache."""
+    try:
+        return cache[directory]
+    except KeyError:
+        pass
+    if type(cache) is Listings:
+        return _stated(directory, cache, shared=False)
+    try:
+        names: set[str] | None = set(os.listdir(directory))
+    except OSError:
+        names = None
+    cache[directory] = names
+    return names
+
+
+def list_shared(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
+    """list_dir of a directory that many skills look into (a project's .claude, for its settings files):
+    its listing is kept between analyses for as long as the directory is unchanged, so that each skill
+    costs a stat instead of a listing (a third of the system time: 3,500 listings of .claude in the
+    10,000-skill corpus, 6.7 µs each against 2.5 for a stat)."""
+    try:
+        return cache[directory]
+    except KeyError:
+        pass
+    return _stated(directory, cache, shared=True)
+
+
+# directory -> (its identity and times when listed, its entries): list_shared's listings
+_LISTINGS: dict[str, tuple[tuple[int, int, int, int], set[str] | None]] = {}
+_LISTINGS_KEPT = 1024
+# A listing is kept only when the directory's last change (mtime, and ctime, which a chmod changes too) is
+# older than this: a change in the same tick of a coarse file system clock (FAT's two seconds at worst)
+# would leave both times as they were ("racily clean", as git calls it).
+_SETTLED_NS = 3_000_000_000
+
+
+def _stated(directory: str, cache: dict[str, set[str] | None], shared: bool) -> set[str] | None:
+    """The directory's entries, stat'ed first: its mtime recorded for a Listings, its listing kept for a
+    shared one. A directory stat cannot see cannot be listed either (open resolves the same path)."""
+    try:
+        status = os.stat(directory)
+    except OSError:
+        if type(cache) is Listings:
+            cache.mtimes[directory] = None
+        cache[directory] = None
+        return None
+    if type(cache) is Listings:
+        cache.mtimes[directory] = status.st_mtime_ns
+    identity = (status.st_ino, status.st_dev, status.st_mtime_ns, status.st_ctime_ns)
+    kept = _LISTINGS.get(directory) if shared else None
+    names: set[str] | None
+    if kept is not None and kept[0] == identity:
+        names = kept[1]  # (never changed by a caller)
+    else:
         try:
-            cache[directory] = set(os.listdir(directory))
+            names = set(os.listdir(directory))
         except OSError:
-            cache[directory] = None
-    return cache[directory]
+            names = None
+        if shared and max(status.st_mtime_ns, status.st_ctime_ns) < time.time_ns() - _SETTLED_NS:
+            if len(_LISTINGS) >= _LISTINGS_KEPT:
+                _LISTINGS.clear()
+            _LISTINGS[directory] = identity, names
+    cache[directory] = names
+    return names
 
 
 def joined(directory: str, target: str) -> str:

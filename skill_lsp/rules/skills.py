@@ -33,7 +33,7 @@ from ..runtimes import (
 from ..runtimes.spec import name_problem, suggest_name
 from ..skillfile import Field, SkillFile, quote_yaml_value
 from ..textutil import encoding_problem
-from .body import check_body, claude_code_loads, list_dir
+from .body import check_body, claude_code_loads, list_shared
 from .encoding import check_encoding
 from .hidden import check_hidden
 from .registry import is_template
@@ -388,7 +388,7 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
     settings_dir = split_text(str(root.path))[0] or "."
     # the directory's listing is a dependency (a settings file created or deleted), and so is each file
     # that exists (edited in place, it changes its own mtime, not the directory's)
-    names = list_dir(settings_dir, dir_cache)
+    names = list_shared(settings_dir, dir_cache)
     if names is None:
         return claude_code.LISTING_CAP
     texts = []
@@ -396,7 +396,7 @@ def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> in
         if name not in names:
             continue
         target = os.path.join(settings_dir, name)
-        list_dir(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
+        list_shared(target, dir_cache)  # not a directory: recorded, with its mtime, among the dependencies
         text = settings_text(Path(target))  # the listings' reader: read once per file and version, not per skill
         if text is not None:
             texts.append(text)
