@@ -128,9 +128,15 @@ class SkillEntry:
         found = discovering(root.origin if root else None, root.path if root else None, self.profile)
         if root is None or not root.also:
             return found
-        for origin in root.also:
-            found += discovering(origin, None, self.profile)
-        return tuple({each.key: each for each in found}.values())
+        # one tuple for every skill of such a root, as discovering gives (the rules' facts of the runtimes
+        # are kept by the tuple: rules.readers); discovering's tuples are kept, so their ids stay theirs
+        key = (id(found), root.also, self.profile)
+        joined = _JOINED.get(key)
+        if joined is None:
+            for origin in root.also:
+                found += discovering(origin, None, self.profile)
+            joined = _JOINED[key] = tuple({each.key: each for each in found}.values())
+        return joined
 
     @property
     def name(self) -> str | None:
@@ -145,6 +151,10 @@ class SkillEntry:
         while body and not body[0].strip():
             body.pop(0)
         return "\n".join(body[:lines]).rstrip()
+
+
+# (id of discovering's tuple, Root.also, profile) -> the runtimes of the skills of a root seen through links
+_JOINED: dict[tuple[int, tuple[str, ...], Profile], tuple[Runtime, ...]] = {}
 
 
 class SkillTable(dict[str, list[SkillEntry]]):

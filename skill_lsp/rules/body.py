@@ -12,10 +12,10 @@ from ..bodyscan import SKILL_FOLDERS, TEMPLATE_LINE, Placeholder, is_home_path
 from ..index import Model, SkillEntry
 from ..model import Fix, Profile, Severity, Span, TextEdit
 from ..pathtext import split_text, within
-from ..runtimes import Runtime
 from ..runtimes.spec import BODY_LINE_LIMIT
 from ..skillfile import SkillFile
 from ..textutil import MAX_FILE_BYTES
+from .readers import readers_of
 from .report import Reporter, closest, did_you_mean
 
 
@@ -31,16 +31,19 @@ class Listings(dict[str, "set[str] | None"]):
         self.mtimes: dict[str, int | None] = {}
 
 
+_UNLISTED: set[str] = set()  # list_dir's "not in the cache" (None is an answer: not listable)
+
+
 def list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
     """The entries of a directory (None: it cannot be listed), listed once per cache."""
-    try:
-        return cache[directory]
-    except KeyError:
-        pass
+    # (a lookup, not a KeyError caught: an analysis's cache is new, and most lookups miss)
+    names = cache.get(directory, _UNLISTED)
+    if names is not _UNLISTED:
+        return names
     if type(cache) is Listings:
         return _stated(directory, cache, shared=False)
     try:
-        names: set[str] | None = set(os.listdir(directory))
+        names = set(os.listdir(directory))
     except OSError:
         names = None
     cache[directory] = names
@@ -52,10 +55,9 @@ def list_shared(directory: str, cache: dict[str, set[str] | None]) -> set[str] |
     its listing is kept between analyses for as long as the directory is unchanged, so that each skill
     costs a stat instead of a listing (a third of the system time: 3,500 listings of .claude in the
     10,000-skill corpus, 6.7 µs each against 2.5 for a stat)."""
-    try:
-        return cache[directory]
-    except KeyError:
-        pass
+    names = cache.get(directory, _UNLISTED)
+    if names is not _UNLISTED:
+        return names
     return _stated(directory, cache, shared=True)
 
 
@@ -234,6 +236,33 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
             f"the body is {count} lines long; keep it under {BODY_LINE_LIMIT} and move detail into referenced files",
             profile=profile,
         )
+    if file.references:
+        _check_references(skill, file, reporter, dir_cache)
+    if file.placeholders and claude_code_loads(skill):
+        takes = takes_arguments(skill)  # once: it looks through the whole text
+        for placeholder in file.placeholders:
+            _report_placeholder(skill, placeholder, reporter, takes)
+    for reference in file.machine_paths:
+        # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
+        # be one the machine the agent runs on has: that cannot be told from the text
+        home = is_home_path(reference.target)
+        # certain where the agent follows it: a link, or a shell block it runs; in prose it may be an example
+        # (a sample request, a worked example's output), which the text alone cannot tell
+        certain = home and (reference.is_link or reference.kind == "shell")
+        reporter.report(
+            "SK204", path, reference.span,
+            f"'{reference.target}' is " + ("a path in a person's home directory; other machines do not have it — "
+                                           "reference files relative to the skill directory" if home else
+                                           "an absolute path; only a machine that has it can follow the link — "
+                                           "reference the skill's own files relative to its directory"),
+            profile=profile, severity=None if certain else Severity.INFORMATION,
+        )
+
+
+def _check_references(skill: SkillEntry, file: SkillFile, reporter: Reporter, dir_cache: dict[str, set[str] | None]) -> None:
+    """SK202: the body's references to files that do not exist."""
+    path = skill.path
+    profile = skill.profile
     candidates: list[str] | None = None
     seen: set[tuple[int, int]] = set()
     # (kind, target) -> (its path when it is missing, the closest existing files): a body may repeat a target
@@ -242,25 +271,31 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
     # what the text says is not the skill's, found at the first missing path (most bodies have none)
     elsewhere: set[str] | None = None
     for reference in file.references:
-        if reference.kind == "loose":
+        kind = reference.kind
+        if kind == "loose":
             continue
-        key = (reference.span.start.line, reference.span.start.column)
+        key = reference.span.start  # (line, column)
         if key in seen:
             continue
         seen.add(key)
-        target = unquote(reference.target.split("#", 1)[0].split("?", 1)[0])
+        target = reference.target
+        if "#" in target or "?" in target or "%" in target:  # most targets are a plain path, as unquote leaves it
+            target = unquote(target.split("#", 1)[0].split("?", 1)[0])
         if not target or target in (".", "./") or target in file.made:
             continue
-        known = missing.get((reference.kind, target))
+        known = missing.get((kind, target))
         if known is None:
             resolved_text = joined(directory, target)
-            if (_exists(resolved_text, dir_cache) or (target.endswith("/") and list_dir(resolved_text, dir_cache) is not None)
-                    or (reference.kind in ("bare", "base-dir") and _found_elsewhere(directory, target, dir_cache))):
-                known = missing[(reference.kind, target)] = None, []
+            parent, name = split_text(resolved_text)  # (_exists, written out: most references exist)
+            names = list_dir(parent, dir_cache)
+            if ((names is not None and name in names)
+                    or (target.endswith("/") and list_dir(resolved_text, dir_cache) is not None)
+                    or (kind in ("bare", "base-dir") and _found_elsewhere(directory, target, dir_cache))):
+                known = missing[(kind, target)] = None, []
             else:
                 if candidates is None:
                     candidates = _all_files(skill.directory)
-                known = missing[(reference.kind, target)] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
+                known = missing[(kind, target)] = Path(resolved_text), closest(target.lstrip("./"), candidates, 1)
         resolved_or_none, near = known
         if resolved_or_none is None:
             continue
@@ -294,38 +329,19 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
             # "| 2.0.0 | Rename `references/spotql-rules.md` → `references/agentql-rules.md` |": a record of the past
             severity = Severity.INFORMATION
             message += " (it is under a changelog: if it records a file of the past, ignore this)"
-        elif reference.kind == "link" and "/" not in relative and _a_template(file):
+        elif kind == "link" and "/" not in relative and _a_template(file):
             # c4-context's "### [Persona Name]" … "- [Container Documentation](./c4-container.md)": the links of a
             # document the skill has the agent fill in, written out in its own text
             severity = Severity.INFORMATION
             message += " (the text is a document to fill in, with headings such as '[Name]': if the link is the document's, ignore this)"
         reporter.report("SK202", path, reference.span, message, profile=profile, fixes=fixes,
                         data={"closest": near} if inside else {"closest": near, "paths": [str(resolved)]}, severity=severity)
-    if file.placeholders and claude_code_loads(skill):
-        takes = takes_arguments(skill)  # once: it looks through the whole text
-        for placeholder in file.placeholders:
-            _report_placeholder(skill, placeholder, reporter, takes)
-    for reference in file.machine_paths:
-        # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
-        # be one the machine the agent runs on has: that cannot be told from the text
-        home = is_home_path(reference.target)
-        # certain where the agent follows it: a link, or a shell block it runs; in prose it may be an example
-        # (a sample request, a worked example's output), which the text alone cannot tell
-        certain = home and (reference.is_link or reference.kind == "shell")
-        reporter.report(
-            "SK204", path, reference.span,
-            f"'{reference.target}' is " + ("a path in a person's home directory; other machines do not have it — "
-                                           "reference files relative to the skill directory" if home else
-                                           "an absolute path; only a machine that has it can follow the link — "
-                                           "reference the skill's own files relative to its directory"),
-            profile=profile, severity=None if certain else Severity.INFORMATION,
-        )
 
 
-def claude_code_loads(skill: SkillEntry, runtimes: tuple[Runtime, ...] | None = None) -> bool:
+def claude_code_loads(skill: SkillEntry) -> bool:
     """Whether Claude Code (or the Agent SDK) discovers the skill (runtimes.discovering): a .claude/skills
-    root, a plugin's or the user's skills directory. runtimes: the skill's, when the caller has them."""
-    return any(each.key == "claude-code" for each in (skill.runtimes if runtimes is None else runtimes))
+    root, a plugin's or the user's skills directory."""
+    return readers_of(skill.runtimes).claude
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")

@@ -35,9 +35,11 @@ def did_you_mean(names: list[str]) -> str:
 
 
 class Reporter:
+    __slots__ = ("config", "findings", "ignores")
+
     def __init__(self, config: Config, ignores: dict[int, set[str]] | None = None) -> None:
         self.config = config
-        self.ignores = ignores or {}
+        self.ignores = ignores if ignores is not None else {}  # (only read: a file's own is kept, not copied)
         self.findings: list[Finding] = []
 
     def wants(self, code: str) -> bool:

@@ -33,9 +33,10 @@ from ..runtimes import (
 from ..runtimes.spec import name_problem, suggest_name
 from ..skillfile import Field, SkillFile, quote_yaml_value
 from ..textutil import encoding_problem
-from .body import check_body, claude_code_loads, list_shared
+from .body import check_body, list_shared
 from .encoding import check_encoding
 from .hidden import check_hidden
+from .readers import Readers, readers_of
 from .registry import is_template
 from .report import Reporter, closest, did_you_mean
 from .tools import check_tools
@@ -51,12 +52,15 @@ class _Judged:
     """One skill's frontmatter rules: the runtimes that discover it, and how each finding is worded and
     weighed from their outcomes."""
 
-    def __init__(self, skill: SkillEntry, reporter: Reporter, runtimes: tuple[Runtime, ...]) -> None:
+    __slots__ = ("claude", "readers", "reporter", "runtimes", "skill")
+
+    def __init__(self, skill: SkillEntry, reporter: Reporter, readers: Readers) -> None:
         self.skill = skill
         self.reporter = reporter
-        self.runtimes = runtimes
+        self.readers = readers
+        self.runtimes = readers.runtimes
         # Claude Code among them: its listing cap and tool names are asked of it
-        self.claude = claude_code_loads(skill, runtimes)
+        self.claude = readers.claude
 
     def report(self, code: str, span: Span, problem: str, pick: Callable[[Runtime], Outcome | None], *,
                advice: str = "", fixes: list[Fix] | None = None, data: dict[str, object] | None = None,
@@ -90,10 +94,13 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
     path = skill.path
     profile = skill.profile
     runtimes = skill.runtimes  # once: the entry works them out from its root at each use
-    judged = _Judged(skill, reporter, runtimes)
-    problem = encoding_problem(file.text)
-    if problem is not None:
-        check_encoding(reporter, path, problem, python=False, profile=profile)
+    # what the rules ask of the runtimes, worked out once for every skill of the root
+    judged = _Judged(skill, reporter, readers_of(runtimes))
+    text = file.text
+    if type(text) is not str:  # a Decoded text, of a file that is not valid UTF-8 (every other text is a str)
+        problem = encoding_problem(text)
+        if problem is not None:
+            check_encoding(reporter, path, problem, python=False, profile=profile)
     if skill.misnamed:
         _report_misnamed(skill, reporter)
     if not file.has_frontmatter:
@@ -130,7 +137,8 @@ def check_skill(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_
         loaders = ()
     if loaders:
         # every other check runs on what the runtimes that loaded the frontmatter read
-        _check_fields(judged if loaders is runtimes else _Judged(skill, reporter, loaders), fields, duplicates, dir_cache)
+        _check_fields(judged if loaders is runtimes else _Judged(skill, reporter, Readers(loaders)), fields, duplicates,
+                      dir_cache)
         if judged.claude:
             check_tools(skill, fields, reporter)
     if body:
@@ -195,7 +203,7 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
                   dir_cache: dict[str, set[str] | None]) -> None:
     skill = judged.skill
     path = skill.path
-    runtimes = judged.runtimes
+    readers = judged.readers
 
     for duplicate in duplicates:
         judged.report("SK103", duplicate.key_span, f"invalid YAML: duplicate key '{duplicate.key}'",
@@ -238,10 +246,9 @@ def _check_fields(judged: _Judged, fields: dict[str, Field], duplicates: list[Fi
         key = entry.key
         if key == "name" or key == "description" or entry.error is not None:
             continue
-        # each runtime that reads the key, with the field it reads it as
-        specs = [(each, spec) for each in runtimes if (spec := each.field(key)) is not None]
-        # a runtime that reads the key knows it: the question is left for a key none reads
-        if not specs and not any(each.knows(key) for each in runtimes):
+        # each runtime that reads the key, with the field it reads it as; whether none knows it
+        specs, unknown = readers.of_key(key)
+        if unknown:
             _unknown_key(judged, entry, fields)
             continue
         _check_type(judged, entry, specs)
@@ -332,23 +339,24 @@ def _check_name(judged: _Judged, entry: Field) -> None:
     value = entry.value
     expected = skill.dir_name
 
-    def set_fix() -> list[Fix]:
-        # (a directory name a runtime refuses as a name would trade this finding for SK109)
-        return [Fix(f"Set name to '{expected}'", edits=(TextEdit(path, entry.value_span, expected),), preferred=True)] \
-            if _fits_name(judged, expected) else []
     if not isinstance(value, str) or not value.strip():
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         judged.report(
             "SK107", entry.value_span if value is not None else entry.key_span, f"'name' must be a non-empty string, not {shown}",
             lambda runtime: None if number and runtime.numbers_as_text else runtime.bad_text,
-            advice=f"write name: {expected}", fixes=set_fix(), data={"expected_name": expected},
+            advice=f"write name: {expected}", fixes=_set_name_fix(judged, entry), data={"expected_name": expected},
         )
         if not number:
             return
         value = str(value)
     # most names break no runtime's rule: the rules' answers are gathered only for one that does
-    if any(each.name_rule is not None and each.name_rule(value) for each in judged.runtimes):
+    broken = False
+    for rule in judged.readers.name_rules:
+        if rule(value):
+            broken = True
+            break
+    if broken:
         problems = {each.key: each.name_rule(value) for each in judged.runtimes if each.name_rule is not None}
         found = [problem for problem in problems.values() if problem]
         suggestion = suggest_name(value)
@@ -360,10 +368,10 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             advice=f"for example '{suggestion}'" if suggestion else "", fixes=fixes, data={"suggestion": suggestion},
         )
     # a template no root discovers (template/SKILL.md, name: template-skill) is copied into a root under
-    # the name it gets there: its directory name is not the one it will have
-    template = skill.root is None and is_template(skill)
-    if not template and value != expected and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
-        fixes = set_fix()
+    # the name it gets there: its directory name is not the one it will have (asked only of a name that differs)
+    if value != expected and not (skill.root is None and is_template(skill)) \
+            and unicodedata.normalize("NFKC", value) != unicodedata.normalize("NFKC", expected):
+        fixes = _set_name_fix(judged, entry)
         if skill.root is not None and name_problem(value) is None and skill.root.prefix == "":
             target = skill.directory.with_name(value)
             if not target.exists():
@@ -375,6 +383,14 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             return Outcome(said.consequence, said.does.replace("{key}", skill.key))
         judged.report("SK108", entry.value_span, f"name '{value}' differs from the directory name '{expected}'",
                       mismatch, fixes=fixes, data={"expected_name": expected})
+
+
+def _set_name_fix(judged: _Judged, entry: Field) -> list[Fix]:
+    """The fix that sets the name to the directory's, unless a runtime refuses that as a name (it would
+    trade the finding for SK109)."""
+    expected = judged.skill.dir_name
+    return [Fix(f"Set name to '{expected}'", edits=(TextEdit(judged.skill.path, entry.value_span, expected),),
+                preferred=True)] if _fits_name(judged, expected) else []
 
 
 def _listing_cap(skill: SkillEntry, dir_cache: dict[str, set[str] | None]) -> int:
@@ -435,10 +451,10 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
     extra = extra_field.value if extra_field is not None and isinstance(extra_field.value, str) else ""
     claude = judged.claude
     cap = _listing_cap(skill, dir_cache) if claude else 0
-    # too_long is None for every runtime of most skills: then judge would find nothing to report
-    if (claude and size + len(extra) > cap) or any(
-            each.key != "claude-code" and each.description_limit is not None and size > each.description_limit
-            for each in judged.runtimes):
+    # too_long is None for every runtime of most skills: then judge would find nothing to report (limit: the
+    # shortest of the runtimes other than Claude Code)
+    limit = judged.readers.description_limit
+    if (claude and size + len(extra) > cap) or (limit is not None and size > limit):
         def too_long(runtime: Runtime) -> Outcome | None:
             if runtime.key == "claude-code":
                 if size + len(extra) > cap:
@@ -450,7 +466,7 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
         what = "description and when_to_use are" if extra and claude and size + len(extra) > cap else "the description is"
         judged.report("SK110", entry.value_span, f"{what} {size + (len(extra) if what != 'the description is' else 0)} "
                       "characters long", too_long)
-    if "\n" in value.strip("\n"):
+    if "\n" in value and "\n" in value.strip("\n"):
         # AgentDeck's disclosure block is one '- name: description' line per skill (seed 001)
         judged.report(
             "SK113", entry.value_span, "the description spans several lines",
@@ -458,7 +474,7 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
                                     "second line reads as something else") if runtime.key == "agentdeck" else None,
             advice="use a folded scalar ('>') or a single line",
         )
-    if ("<" in value or ">" in value) and any(each.key == "spec" for each in judged.runtimes):
+    if ("<" in value or ">" in value) and judged.readers.spec:
         # only an upload checks it: quick_validate.py (anthropics/skills, skill-creator/scripts), which claude.ai
         # and the API apply; skills-ref 0.1.1 and every runtime that loads skills from disk accept it
         judged.reporter.report(
