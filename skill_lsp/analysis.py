@@ -67,7 +67,7 @@ def analyse_skill(job: SkillJob, config: Config, with_deps: bool = True) -> tupl
     except (OSError, FileTooLarge) as error:
         return unreadable_reason(error)
     parsed = parse_skill(text)
-    skill = SkillEntry(job.path, parsed, job.root, job.profile, misnamed=job.misnamed, external=job.external)
+    skill = SkillEntry.of_job(job, parsed)
     reporter = Reporter(config, parsed.ignores)
     if not with_deps:
         check_skill(None, skill, reporter, {})

@@ -74,11 +74,22 @@ class SkillEntry:
         self.facts = facts
 
     @classmethod
+    def of_job(cls, job: SkillJob, file: SkillFile) -> SkillEntry:
+        """__init__'s entry for a job and its parse, made without the call's keywords (each analysis makes one)."""
+        skill = object.__new__(cls)
+        skill.path, skill.root, skill.profile, skill.misnamed, skill.external = job
+        _, skill.directory_text, skill.dir_name, _ = split_skill_text(str(job.path))
+        skill._directory = skill.local_findings = skill._load = None
+        skill._file = file
+        skill.facts = SkillFacts.of(file)
+        return skill
+
+    @classmethod
     def analysed(cls, job: SkillJob, facts: SkillFacts, findings: list[Finding],
                  load: Callable[[Path], SkillFile]) -> SkillEntry:
         """__init__'s entry from a skill's analysis (facts and its own findings), made without the call:
         check makes one for each of tens of thousands of skills as their analyses arrive."""
-        skill = object.__new__(cls)
+        skill = object.__new__(cls)  # (written out: the parent makes one per skill as the analyses arrive)
         skill.path, skill.root, skill.profile, skill.misnamed, skill.external = job
         _, skill.directory_text, skill.dir_name, _ = split_skill_text(str(job.path))
         skill._directory = skill._file = None
@@ -125,18 +136,22 @@ class SkillEntry:
         """The runtimes that discover this skill, by its root (runtimes.discovering), and by the roots that
         see it through a link (Root.also)."""
         root = self.root
-        found = discovering(root.origin if root else None, root.path if root else None, self.profile)
-        if root is None or not root.also:
-            return found
-        # one tuple for every skill of such a root, as discovering gives (the rules' facts of the runtimes
-        # are kept by the tuple: rules.readers); discovering's tuples are kept, so their ids stay theirs
-        key = (id(found), root.also, self.profile)
-        joined = _JOINED.get(key)
-        if joined is None:
+        if root is None:
+            return discovering(None, None, self.profile)
+        # once per root (and profile): every skill of a root shares its tuple, which the rules' facts of the
+        # runtimes are kept by (rules.readers)
+        kept = _RUNTIMES.get(id(root))
+        if kept is not None and kept[0] is root and kept[1] is self.profile:
+            return kept[2]
+        found = discovering(root.origin, root.path, self.profile)
+        if root.also:
             for origin in root.also:
                 found += discovering(origin, None, self.profile)
-            joined = _JOINED[key] = tuple({each.key: each for each in found}.values())
-        return joined
+            found = tuple({each.key: each for each in found}.values())
+        if len(_RUNTIMES) >= 1024:
+            _RUNTIMES.clear()
+        _RUNTIMES[id(root)] = root, self.profile, found  # (the root held: its id stays its own)
+        return found
 
     @property
     def name(self) -> str | None:
@@ -153,8 +168,8 @@ class SkillEntry:
         return "\n".join(body[:lines]).rstrip()
 
 
-# (id of discovering's tuple, Root.also, profile) -> the runtimes of the skills of a root seen through links
-_JOINED: dict[tuple[int, tuple[str, ...], Profile], tuple[Runtime, ...]] = {}
+# id of a root -> (the root, a profile, the runtimes that discover its skills of that profile)
+_RUNTIMES: dict[int, tuple[Root, Profile, tuple[Runtime, ...]]] = {}
 
 
 class SkillTable(dict[str, list[SkillEntry]]):

@@ -223,7 +223,7 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
     path = skill.path
     profile = skill.profile
     count = file.body_line_count()  # 0: nothing but whitespace after the frontmatter
-    if file.has_frontmatter and file.closed and count == 0:
+    if count == 0 and file.has_frontmatter and file.closed:
         span = file.line_span(file.close_line or 0)
         reporter.report(
             "SK201", path, span,
@@ -242,7 +242,7 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         takes = takes_arguments(skill)  # once: it looks through the whole text
         for placeholder in file.placeholders:
             _report_placeholder(skill, placeholder, reporter, takes)
-    for reference in file.machine_paths:
+    for reference in file.machine_paths:  # (most bodies have none)
         # a person's home directory is the author's machine; another absolute path (/opt/app/rules.md) may
         # be one the machine the agent runs on has: that cannot be told from the text
         home = is_home_path(reference.target)
