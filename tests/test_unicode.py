@@ -108,3 +108,15 @@ def test_python_with_crlf(check_project):
     source = 'from agentdeck import Agent\r\n\r\nx = "日本"; a = Agent(skills=["nope"])\r\n'
     assert codes(check_project({"agent.py": source})) == ["AD101"]
     assert where(check_project({})[0]) == (3, 29, 3, 35)
+
+
+def test_no_line_with_a_hidden_character_is_passed_over():
+    """check_hidden asks the regular expression only about the lines _may_hide keeps: each hidden character,
+    printable or not, keeps its line."""
+    from skill_lsp.rules import hidden
+
+    for first, last in hidden._HIDDEN_RANGES:
+        for point in range(first, last + 1):
+            line = f"caf\u00e9 {chr(point)} x"
+            assert hidden._HIDDEN.search(line) and hidden._may_hide(line), hex(point)
+    assert not hidden._may_hide("caf\u00e9 \u2014 na\u00efve \u4e2d\u6587 \U0001f600")

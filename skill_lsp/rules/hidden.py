@@ -21,9 +21,30 @@ from ..index import SkillEntry
 from ..model import Fix, Severity, Span, TextEdit
 from .report import Reporter
 
-# The characters looked for; each class is weighed below (a quick test first: most skills have none of them).
-_HIDDEN = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
-                     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]+")
+# The characters looked for (first and last of each range); each class is weighed below (a quick test first: most
+# skills have none of them).
+_HIDDEN_RANGES = ((0x00AD, 0x00AD), (0x061C, 0x061C), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+                  (0x2060, 0x2064), (0x2066, 0x2069), (0xFEFF, 0xFEFF), (0xE0000, 0xE007F), (0xE0100, 0xE01EF))
+_HIDDEN = re.compile("[" + "".join(chr(first) + ("-" + chr(last) if last != first else "")
+                                   for first, last in _HIDDEN_RANGES) + "]+")
+# Those of them str.isprintable() accepts (the variation selectors, Mn; the rest are Cf or unassigned): a line
+# that is printable holds a run only if it holds one of these
+_PRINTABLE_HIDDEN = [point for first, last in _HIDDEN_RANGES for point in range(first, last + 1) if chr(point).isprintable()]
+
+
+def _class_of(points: list[int]) -> str:
+    """A regular expression's class of the code points, each run of consecutive ones as a range (a class of
+    240 single characters is searched one by one)."""
+    runs: list[list[int]] = []
+    for point in points:
+        if runs and runs[-1][1] == point - 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return "[" + "".join(chr(first) + ("-" + chr(last) if last != first else "") for first, last in runs) + "]"
+
+
+_printable_hidden = re.compile(_class_of(_PRINTABLE_HIDDEN)).search if _PRINTABLE_HIDDEN else None
 _TAGS = range(0xE0000, 0xE0080)
 _VARIATION_SUPPLEMENT = range(0xE0100, 0xE01F0)
 _BIDI_CONTROLS = frozenset((0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069))
@@ -60,12 +81,19 @@ def check_hidden(skill: SkillEntry, reporter: Reporter) -> None:
     lines = file.lines
     if not text.isascii():
         for number, line in enumerate(lines):
-            if line.isascii():
+            if line.isascii() or not _may_hide(line):
                 continue
             for run in _HIDDEN.finditer(line):
                 _report_run(skill, reporter, number, line, run.start(), run.end())
     if comments:
         _check_comments(skill, reporter)
+
+
+def _may_hide(line: str) -> bool:
+    """Whether a line may hold a hidden character: it is not all printable, or it holds one of the printable ones.
+    (isprintable is a test in C, the regular expression's a search: 30 -> 16 µs for each of the half of the
+    ecosystem's texts that are not all ASCII.)"""
+    return not line.isprintable() or (_printable_hidden is not None and _printable_hidden(line) is not None)
 
 
 def _report_run(skill: SkillEntry, reporter: Reporter, number: int, line: str, start: int, end: int) -> None:
