@@ -118,6 +118,7 @@ def parse_python_file(path: Path) -> PySource | str:
         text = read_text(path)
     except (OSError, FileTooLarge) as error:
         return unreadable_reason(error)
-    return parse_code(text, PurePath(path))
+    # a Python file's parse makes its path pure only if the file names `__file__` (3 µs a file)
+    return parse_code(text, path if path.suffix == ".py" else PurePath(path))
 
 

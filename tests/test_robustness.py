@@ -90,9 +90,9 @@ def test_a_plain_python_literal_is_read_as_python_reads_it(literal):
     and the width of the quotes around it."""
     import ast
 
-    from skill_lsp.pysource import _plain_literal_width
+    from skill_lsp.pyliterals import plain_literal_width
 
-    plain = _plain_literal_width(literal)
+    plain = plain_literal_width(literal)
     if plain is None:
         return
     inner, width = plain

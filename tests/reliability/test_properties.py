@@ -163,6 +163,65 @@ def test_a_large_file_is_queried_by_subtrees_with_the_same_captures(text: str) -
     assert [call.span for call in small.calls] == [call.span for call in parse_python(text).calls]
 
 
+def _python_program() -> st.SearchStrategy[str]:
+    """Python that mostly parses: imports of the frameworks, calls of them with keywords whose values are
+    strings of every quoting, lists laid out every way, nested calls, f-strings, paths and comments."""
+    content = st.text(st.sampled_from("ab -_./:*'\"\\\u00e9{}#"), max_size=6)
+    string = st.one_of(
+        st.tuples(st.sampled_from(["", "", "r", "b", "f", "rb"]), st.sampled_from(['"', "'", '"""', "'''"]), content).map(
+            lambda t: t[0] + t[1] + t[2].replace("\\", "\\\\").replace(t[1][0], "\\" + t[1][0]) + t[1]),
+        st.sampled_from(['"plain"', "'single'", '""', '"a b"', '"shop:*"', '"./skills"', '"x" "y"', 'f"{Agent()}"',
+                         'f"{ad.Agent(name=\'x\')} {y}"', '"""doc\nmore"""', '"\u00e9t\u00e9"']))
+    sep = st.sampled_from([", ", ",", ",\n    ", " ,\n", ",\r\n  ", ",  # skill-lsp: ignore[AD101]\n    ", ",\n\n"])
+    callee = st.sampled_from(["Agent", "ad.Agent", "Deck", "Deck.from_project", "ClaudeAgentOptions", "AgentDefinition",
+                              "sdk.ClaudeAgentOptions", "print", "x.Agent", "Agent.x", "A", "(Agent)"])
+    keyword = st.sampled_from(["name", "skills", "agents", "instructions", "cwd", "add_dirs", "setting_sources", "plugins",
+                               "description", "model", "env", "tools"])
+    atom = st.one_of(string, st.sampled_from(["None", "True", "1", "x", "a.b", "Path(__file__).parent / \"skills\"",
+                                              "SKILLS", "os.path.join(\"a\", \"b\")", "{\"k\": \"v\"}"]))
+
+    def extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        items = st.tuples(st.lists(inner, max_size=5), sep, st.booleans())
+        listed = items.map(lambda t: "[" + t[1].join(t[0]) + ("," if t[2] and t[0] else "") + "]")
+        tupled = items.map(lambda t: "(" + t[1].join(t[0]) + ("," if t[2] or len(t[0]) == 1 else "") + ")")
+        arguments = st.lists(st.tuples(keyword, inner), max_size=4).map(lambda kws: ", ".join(f"{k}={v}" for k, v in kws))
+        call = st.tuples(callee, arguments, st.sampled_from(["", " ", "\n    "])).map(lambda t: f"{t[0]}({t[2]}{t[1]})")
+        return st.one_of(listed, tupled, call, inner.map(lambda v: f"({v})"))
+
+    expression = st.recursive(atom, extend, max_leaves=12)
+    statement = st.one_of(
+        st.sampled_from(["from agentdeck import Agent, Deck", "import agentdeck as ad", "from agentdeck import Agent as A",
+                         "import claude_agent_sdk as sdk", "from claude_agent_sdk import ClaudeAgentOptions, AgentDefinition",
+                         "from pathlib import Path", "import os", "from .agents import helper", "# skill-lsp: ignore",
+                         "# comment", "SKILLS = \"./skills\"", "def f():\n    pass", "if x:\n    import agentdeck as ad"]),
+        st.tuples(st.sampled_from(["", "agent = ", "x.y = ", "opts = (", "z: T = "]), expression).map(
+            lambda t: t[0] + t[1] + (")" if t[0].endswith("(") else "")),
+        expression.map(lambda e: f"def f():\n    return {e}"),
+        expression.map(lambda e: f"x = {e}  # skill-lsp: ignore[AD101, AD102]"))
+    imports = st.lists(st.sampled_from(["from agentdeck import Agent, Deck", "import agentdeck as ad", "import claude_agent_sdk as sdk",
+                                        "from claude_agent_sdk import ClaudeAgentOptions, AgentDefinition"]), min_size=1, max_size=3)
+    return st.tuples(imports, st.lists(statement, max_size=8), st.sampled_from(["\n", "\r\n"])).map(
+        lambda t: t[2].join(t[0] + t[1]) + t[2])
+
+
+@given(st.one_of(python_texts, _python_program()))
+def test_a_file_without_errors_reads_as_the_query_and_the_nodes_read_it(text: str) -> None:
+    """A file without a parse error is looked at where its text says (pynodes) and its plain string
+    literals read from its bytes (pyliterals): the same source, to the last span, as the query over
+    the whole tree and the nodes' own reading find."""
+    fast = parse_python(text)
+    saved, plain = pysource._GUIDED_BYTES, pysource.plain_value
+    pysource._GUIDED_BYTES = -1
+    pysource.plain_value = lambda *_: None
+    try:
+        slow = parse_python(text)
+    finally:
+        pysource._GUIDED_BYTES, pysource.plain_value = saved, plain
+    # (the query finds comments in an order of its own: ignores are only ever looked up by line)
+    fast.ignores, slow.ignores = dict(sorted(fast.ignores.items())), dict(sorted(slow.ignores.items()))
+    assert fast == slow
+
+
 # -- whole checks ------------------------------------------------------------------------------------
 
 SKILL_PATH = ".agentdeck/skills/demo/SKILL.md"
