@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -51,9 +52,10 @@ def list_dir(directory: str, cache: dict[str, set[str] | None]) -> set[str] | No
 
 
 def list_shared(directory: str, cache: dict[str, set[str] | None]) -> set[str] | None:
-    """list_dir of a directory that many skills look into (a project's .claude, for its settings files):
-    its listing is kept between analyses for as long as the directory is unchanged, so that each skill
-    costs a stat instead of a listing (a third of the system time: 3,500 listings of .claude in the
+    """list_dir of a directory that many skills look into (a project's .claude, for its settings files; a root,
+    its skills' folders and the directories above it, for a path in the text that is not the skill's): its
+    listing is kept between analyses for as long as the directory is unchanged, so that each skill costs a
+    stat instead of a listing (a third of the system time: 3,500 listings of .claude in the
     10,000-skill corpus, 6.7 µs each against 2.5 for a stat)."""
     names = cache.get(directory, _UNLISTED)
     if names is not _UNLISTED:
@@ -109,10 +111,11 @@ def joined(directory: str, target: str) -> str:
     return os.path.normpath(os.path.join(directory, target))
 
 
-def _exists(target: str, cache: dict[str, set[str] | None]) -> bool:
+def _exists(target: str, cache: dict[str, set[str] | None],
+            listing: Callable[[str, dict[str, set[str] | None]], set[str] | None] = list_dir) -> bool:
     """Whether the normalised path target exists, by a listing of its directory (cached)."""
     directory, name = split_text(target)
-    names = list_dir(directory, cache)
+    names = listing(directory, cache)
     return names is not None and name in names
 
 
@@ -128,11 +131,11 @@ def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | No
     if target.startswith(("../", "./..")):
         return False
     root = split_text(directory)[0]
-    siblings = list_dir(root, cache) or set()
+    siblings = list_shared(root, cache) or set()
     if len(siblings) <= 50:  # a large root is not searched for every missing path (each sibling costs a listing)
         for sibling in siblings:
             other = os.path.join(root, sibling)
-            if other != directory and _exists(joined(other, target), cache):
+            if other != directory and _exists(joined(other, target), cache, list_shared):
                 return True
     above = root
     for _ in range(_ANCESTOR_LEVELS - 1):
@@ -140,9 +143,9 @@ def _found_elsewhere(directory: str, target: str, cache: dict[str, set[str] | No
         if parent == above:
             break
         above = parent
-        if _exists(joined(above, target), cache) or _exists(joined(above, target.rstrip("/")), cache):
+        if _exists(joined(above, target), cache, list_shared) or _exists(joined(above, target.rstrip("/")), cache, list_shared):
             return True
-    return _exists(joined(root, target), cache)
+    return _exists(joined(root, target), cache, list_shared)
 
 
 def _uncertain(kind: str, directory: str, target: str, cache: dict[str, set[str] | None]) -> bool:
@@ -208,11 +211,17 @@ def _a_template(file: SkillFile) -> bool:
 
 
 def _all_files(directory: Path, limit: int = 500) -> list[str]:
+    """The skill's files (up to limit), relative to its directory with '/': Path(base, name).relative_to(directory)
+    .as_posix() as text (os.walk joins each base onto the directory's text), without a Path for each file (a third
+    of a millisecond for a skill with a missing reference in the ecosystem)."""
     found: list[str] = []
-    for base, dirs, files in os.walk(directory):
+    top = os.fspath(directory)
+    prefix = top if top.endswith(os.sep) else top + os.sep
+    for base, dirs, files in os.walk(top):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d != "node_modules"]
+        folder = "" if base == top else base[len(prefix):].replace(os.sep, "/") + "/"
         for name in files:
-            found.append(Path(base, name).relative_to(directory).as_posix())
+            found.append(folder + name)
             if len(found) >= limit:
                 return found
     return found
