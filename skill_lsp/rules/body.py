@@ -268,6 +268,9 @@ def check_body(model: Model | None, skill: SkillEntry, reporter: Reporter, dir_c
         )
 
 
+_FOUND: tuple[Path | None, list[str]] = (None, [])  # a reference that exists (its list never read)
+
+
 def _check_references(skill: SkillEntry, file: SkillFile, reporter: Reporter, dir_cache: dict[str, set[str] | None]) -> None:
     """SK202: the body's references to files that do not exist."""
     path = skill.path
@@ -300,7 +303,7 @@ def _check_references(skill: SkillEntry, file: SkillFile, reporter: Reporter, di
             if ((names is not None and name in names)
                     or (target.endswith("/") and list_dir(resolved_text, dir_cache) is not None)
                     or (kind in ("bare", "base-dir") and _found_elsewhere(directory, target, dir_cache))):
-                known = missing[(kind, target)] = None, []
+                known = missing[(kind, target)] = _FOUND
             else:
                 if candidates is None:
                     candidates = _all_files(skill.directory)

@@ -339,7 +339,7 @@ def _check_name(judged: _Judged, entry: Field) -> None:
     value = entry.value
     expected = skill.dir_name
 
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value or value.isspace():  # (not value.strip(), without the copy)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         judged.report(
@@ -430,7 +430,7 @@ def _check_description(judged: _Judged, entry: Field, fields: dict[str, Field],
                        dir_cache: dict[str, set[str] | None]) -> None:
     skill = judged.skill
     value = entry.value
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value or value.isspace():  # (not value.strip(), without the copy)
         number = isinstance(value, (int, float)) and not isinstance(value, bool)
         shown = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
         hint = "quote it" if value is not None and not isinstance(value, (dict, list)) else ""
