@@ -32,17 +32,16 @@ from __future__ import annotations
 import difflib
 import functools
 import math
-import re
-import sys
 import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain, pairwise
+from itertools import chain
 from pathlib import Path
 
 from .codecalls import PyValue
 from .index import AgentEntry, DefinitionEntry, Model, OptionsEntry, Owner, Root, SkillEntry
+from .overlapterms import WORD, known_terms, terms_of, words_of
 
 __all__ = ["RARE", "THRESHOLD", "Choice", "Overlap", "choices_of", "overlapping_pairs", "overlapping_skills", "skill_changed", "terms_of"]
 
@@ -55,92 +54,6 @@ THRESHOLD = 0.55
 # the roots whose skills a runtime offers all together: a project's .claude/skills, a plugin's skills
 # (every skill of an installed plugin), .agents/skills (Codex, VS Code) and a Codex plugin's skills
 SESSION_ORIGINS = frozenset({"claude", "plugin", "spec", "codex-plugin"})
-
-# English function words, and the words that skill descriptions all use to say when they apply
-STOPWORDS = frozenset("""
-a about above after again against all almost also always am an and any anything are around as at be because been
-before being below between both but by can cannot could did do does doing done down during each either else etc even
-ever every for from further get gets getting had has have having he her here hers him his how however i if in into is
-it its itself just let lets like may me might more most much must my need needed needs no nor not now of off often on
-once one only or other others otherwise our ours out over own per please rather same shall she should since so some
-something such than that the their theirs them then there these they this those through thus to too under until up
-upon us use used uses using very via want wanted wants was we well were what whatever when whenever where whether
-which while who whom whose why will with within without would yet you your yours yourself
-skill skills user users asks ask asked asking request requests requested invoke invoked trigger triggers triggered
-triggering help helps task tasks claude agent agents model tool tools provide provides providing including include
-includes e g eg ie i.e work works working make makes new
-""".split())
-
-_WORD = re.compile(r"[^\W_]+")
-# what splits words, for str.translate: the ASCII punctuation (any other character the regular expression
-# above splits at is found in the rare text that holds one)
-_SPLIT = str.maketrans({char: " " for char in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"})
-
-
-def _fold(word: str) -> str:
-    """A plural folded into its singular: `files` → `file`, `queries` → `query`, `classes` → `class`."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "os")):
-        return word[:-1]
-    return word
-
-
-_FOLDED: dict[str, str] = {}  # a word as written -> as compared ("" when it is not compared)
-_FOLDED_BYTES: dict[bytes, str] = {}  # the same for an ASCII description's words, as bytes
-_CACHED_WORDS = 200_000  # the most words either cache keeps
-
-# an ASCII description lowercased and split at once (bytes.translate, one table look-up a byte): the ASCII
-# punctuation of _SPLIT, and the separators str.split() splits at but bytes.split() does not, become spaces
-_ASCII_SPLIT = bytes(32 if chr(code) in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\x1c\x1d\x1e\x1f"
-                     else code + 32 if 65 <= code <= 90 else code for code in range(256))
-
-
-def _content(word: str) -> str:
-    if word in STOPWORDS or len(word) < 2 or word.isdigit():
-        folded = ""
-    else:
-        folded = _fold(word)
-        folded = "" if folded in STOPWORDS else folded
-    if len(_FOLDED) < _CACHED_WORDS:
-        _FOLDED[word] = folded
-    return folded
-
-
-@functools.lru_cache(maxsize=65536)
-def words_of(description: str) -> tuple[str, ...]:
-    """The description's content words in order, folded (`Extracts tables from PDFs` → extract, table, pdf)."""
-    if description.isascii():
-        # the common case at C speed: its words as bytes, each looked up in the cache of words seen
-        ascii_words = description.encode().translate(_ASCII_SPLIT).split()
-        known_bytes = _FOLDED_BYTES
-        try:
-            return tuple(filter(None, map(known_bytes.__getitem__, ascii_words)))
-        except KeyError:  # a word not seen yet
-            if len(known_bytes) < _CACHED_WORDS:
-                for word in set(ascii_words).difference(known_bytes):
-                    text = word.decode()
-                    known_bytes[word] = _FOLDED[text] if text in _FOLDED else _content(text)
-                return tuple(filter(None, map(known_bytes.__getitem__, ascii_words)))
-    lowered = description.lower()
-    # split at ASCII punctuation and white space (C speed); the regular expression only for other text
-    words = lowered.translate(_SPLIT).split() if lowered.isascii() else _WORD.findall(lowered)
-    known = _FOLDED
-    return tuple(folded for word in words if (folded := known.get(word) if word in known else _content(word)))
-
-
-@functools.lru_cache(maxsize=65536)
-def terms_of(description: str | None) -> frozenset[str]:
-    """The terms compared: the content words and each pair of adjacent content words."""
-    if not description:
-        return frozenset()
-    words = words_of(description)
-    # the pairs interned, as the words are shared: the choices' counts and intersections then find a term by
-    # identity, not by comparing its text (the roots' choices at 10,000 skills: 21 -> 17 ms; 1 ms more here)
-    return frozenset((*words, *map(sys.intern, map(" ".join, pairwise(words)))))
-
 
 def weight(held: int, size: int) -> float:
     """How much a term held by `held` skills of a choice of `size` tells the two that share it apart from the
@@ -198,8 +111,9 @@ class Choice:
     """The skills one agent chooses from, with the counts of their terms, an inverted index of the terms and
     the alike pairs, kept exact as descriptions change (`update`)."""
 
-    def __init__(self, skills: Iterable[SkillEntry], label: str, owner: Owner | None = None, root: Root | None = None) -> None:
-        self.label = label  # "the skills of .claude/skills", "agent 'support'"
+    def __init__(self, skills: Iterable[SkillEntry], label: str | None, owner: Owner | None = None,
+                 root: Root | None = None) -> None:
+        self._label = label  # "the skills of .claude/skills", "agent 'support'" (None: the owner's, when asked)
         self.owner = owner
         self.root = root
         members: dict[int, SkillEntry] = {}
@@ -207,7 +121,9 @@ class Choice:
             members.setdefault(id(skill), skill)
         self.skills = members
         self.size = size = len(members)
-        self.terms: dict[int, frozenset[str]] = {key: terms_of(skill.description) for key, skill in members.items()}
+        # (terms_of without a call for the descriptions it holds: all of a check's)
+        self.terms: dict[int, frozenset[str]] = {key: known_terms(skill.description) or terms_of(skill.description)
+                                                 for key, skill in members.items()}
         # term -> the number of skills holding it (a small choice counts a term when first asked)
         self.count: dict[str, int] = _Counts(self.terms) if size <= SMALL else Counter(
             chain.from_iterable(self.terms.values()))
@@ -266,6 +182,13 @@ class Choice:
             self.held = held
         return self.held
 
+    @property
+    def label(self) -> str:
+        if self._label is None:
+            assert self.owner is not None
+            self._label = owner_label(self.owner)
+        return self._label
+
     def __contains__(self, skill: SkillEntry) -> bool:
         return self.skills.get(id(skill)) is skill
 
@@ -289,17 +212,23 @@ class Choice:
         at most the smaller one's number of terms less theirs (told without a set operation), and exactly the
         number of terms both hold less theirs."""
         terms = self.terms
-        if self.size < 2:
+        filled = [found for found in terms.values() if found]  # (a skill without terms scores 0 with any)
+        if len(filled) < 2:
             return
-        if self.size >= 3:
-            self.common = frozenset.intersection(*terms.values())
+        if len(filled) >= 3:
+            # the terms every skill with terms holds: all of the choice's (weightless) or all but those without
+            # (their weight, the same for each); no pair is alike when even the largest description, paired with
+            # one as large, cannot reach the threshold with them weighing that and every other term 1 — lists of
+            # templated descriptions (at 10,000 skills, 986 of the 1,000 agents' lists: _judge_all 10 -> 5 µs each)
+            every = frozenset.intersection(*filled)
+            held = len(filled)
+            if held == self.size:
+                self.common = every
+            most = max(map(len, filled))
+            part = self.weights[held] if held < self.limit else 0.0
+            if len(every) * part + most - len(every) < (THRESHOLD - 1e-9) * most:
+                return
         common = len(self.common)
-        # no pair passes the first test when even the largest description, paired with one as large (the test's
-        # best case), holds too few terms besides the common ones: lists of templated descriptions (at 10,000
-        # skills, 963 of the 1,000 agents' lists: 10 -> 5 µs each)
-        most = max(map(len, terms.values()))
-        if most - common < THRESHOLD * math.sqrt(most * most) - 1e-9:
-            return
         keys = sorted(terms)
         sizes = {key: len(found) for key, found in terms.items()}
         for index, a in enumerate(keys):
@@ -348,8 +277,9 @@ class Choice:
         if key not in self.terms:
             return set()
         old, new = self.terms[key], terms_of(skill.description)
-        if old == new:
-            return set()
+        if old == new:  # the same terms, perhaps in other words: its pairs' shared phrase may be another
+            return {self.skills[each] for other in list(self.alike.get(key, {})) if self._judge(key, other)
+                    for each in (key, other)}
         if self.size <= SMALL:  # judged again whole
             was = {a: dict(partners) for a, partners in self.alike.items() if partners}
             self.terms[key] = new
@@ -407,7 +337,7 @@ class Choice:
 
 def _shared_wording(choice: Choice, a: int, b: int) -> tuple[str, tuple[str, ...]]:
     first, second = choice.skills[a].description or "", choice.skills[b].description or ""
-    left, right = _WORD.findall(first.lower()), _WORD.findall(second.lower())
+    left, right = WORD.findall(first.lower()), WORD.findall(second.lower())
     match = difflib.SequenceMatcher(None, left, right, autojunk=False).find_longest_match(0, len(left), 0, len(right))
     phrase = " ".join(left[match.a: match.a + match.size]) if match.size >= 3 else ""
     order = words_of(first)
@@ -463,8 +393,9 @@ class Choices:
             model = self.model()
             found: set[int] = set()
             owners: tuple[Owner, ...] = (*model.agents, *model.options, *model.definitions) if model is not None else ()
-            for choice in (*self.roots().values(), *(self.of_owner(owner) for owner in owners)):
-                found.update(key for key, partners in choice.alike.items() if partners)
+            for choice in (*self.roots().values(), *map(self.of_owner, owners)):
+                if choice.alike:
+                    found.update(key for key, partners in choice.alike.items() if partners)
             self._involved = found
         return self._involved
 
@@ -477,7 +408,7 @@ class Choices:
             # the owners kept are alive, so an id of the model's owners that is kept is that owner
             current = {id(each) for each in (*model.agents, *model.options, *model.definitions)}
             self.lists = {key: kept for key, kept in self.lists.items() if key in current}
-        choice = Choice((skill for _, skill in listed_skills(owner)), owner_label(owner), owner=owner)
+        choice = Choice((skill for _, skill in listed_skills(owner)), None, owner=owner)
         self.lists[id(owner)] = (owner, choice)
         if self._involved is not None:
             self._involved.update(key for key, partners in choice.alike.items() if partners)
@@ -487,11 +418,14 @@ class Choices:
         if self._roots is None:
             model = self.model()
             grouped: dict[Path, tuple[Root, list[SkillEntry]]] = {}
-            if model is not None:
-                for skill in model.skills.values():
-                    root = skill.root
-                    if root is not None and root.origin in SESSION_ORIGINS and not skill.external and not skill.misnamed:
-                        grouped.setdefault(root.path, (root, []))[1].append(skill)
+            last: Root | None = None
+            members: list[SkillEntry] = []
+            for skill in model.skills.values() if model is not None else ():
+                root = skill.root
+                if root is not None and root.origin in SESSION_ORIGINS and not skill.external and not skill.misnamed:
+                    if root is not last:  # (a root's skills mostly come one after another)
+                        last, members = root, grouped.setdefault(root.path, (root, []))[1]
+                    members.append(skill)
             self._roots = {path: Choice(skills, f"the skills of {_shown(root)}", root=root)
                            for path, (root, skills) in grouped.items() if len(skills) > 1}
         return self._roots

@@ -148,6 +148,28 @@ def test_an_edit_that_trades_two_shared_words_weights_tells_the_pair_anew():
     assert after.words == fresh.words == ("beta", "alpha")
 
 
+class _Described:  # what a Choice reads of a skill
+    def __init__(self, name: str, description: str) -> None:
+        self.path = Path(f"/p/{name}/SKILL.md")
+        self.description = description
+
+
+@pytest.mark.parametrize("others", [0, 30])  # a small choice (judged whole) and a large one (its index)
+def test_an_edit_in_other_words_with_the_same_terms_names_the_new_phrase(others: int):
+    """A description edited without a change to its terms (a common word added) names another shared phrase:
+    the edited choice says what a fresh one says."""
+    pair = [_Described("a", "Extract tables from PDF files quickly"), _Described("b", "Extract tables from PDF files quickly")]
+    skills = pair + [_Described(f"o{index}", f"gamma{index} delta{index}") for index in range(others)]
+    choice = overlap.Choice(skills, "the skills")
+    (before,) = choice.pairs()
+    assert before.phrase == "extract tables from pdf files quickly"
+    pair[0].description = "Extract the tables from PDF files quickly"
+    assert choice.update(pair[0]) == set(pair)
+    (after,) = choice.pairs()
+    (fresh,) = overlap.Choice(skills, "the skills").pairs()
+    assert after.phrase == fresh.phrase == "tables from pdf files quickly"
+
+
 @pytest.mark.parametrize("repeats", [3, 6])  # a small choice (judged whole) and a large one (its index)
 def test_an_edited_description_gives_what_a_fresh_model_gives(tmp_path: Path, repeats: int):
     """Choice.update is exact: after each edit the incremental findings equal a fresh build's."""

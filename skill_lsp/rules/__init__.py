@@ -110,19 +110,25 @@ def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None)
     """Every finding of the workspace, by file, configuration and suppressions applied."""
     cache: DirCache = {} if dir_cache is None else dir_cache
     result: dict[Path, list[Finding]] = {}
+    # the code files first: each agent's list makes its SK310 choice (check_list_overlaps) while the list and
+    # its skills are at hand, which overlapping_skills then finds made
+    others = [(path, file_findings(model, path, settings, cache)) for path in _other_files(model)]
     shared = sharing_a_key(model)
     involved = overlapping_skills(model) if settings.enabled(BY_CODE["SK310"]) or model.configs else set()
+    enabled: dict[int, tuple[bool, bool]] = {}  # a configuration (by identity) -> whether SK303, SK310 are on
     for path, skill in model.skills.items():  # as file_findings does, without looking each one up
         if skill.external:
             continue
         config = model.config_for(path, settings)
-        if skill.local_findings == [] and registry_quiet(model, skill, config, shared) and overlap_quiet(skill, config, involved):
+        codes = enabled.get(id(config))
+        if codes is None:
+            codes = enabled[id(config)] = (config.enabled(BY_CODE["SK303"]), config.enabled(BY_CODE["SK310"]))
+        local = skill.local_findings
+        if local is not None and not local and registry_quiet(model, skill, codes[0], shared) and overlap_quiet(
+                skill, codes[1], involved):
             continue  # nothing of its own and nothing of its registry's: most skills
         findings = _skill_findings(model, skill, config, cache)
         if findings:
             result[path] = findings
-    for path in _other_files(model):
-        findings = file_findings(model, path, settings, cache)
-        if findings:
-            result[path] = findings
+    result.update((path, findings) for path, findings in others if findings)
     return result

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ..catalogue import BY_CODE
-from ..config import Config
 from ..index import Model, Owner, SkillEntry
 from ..model import Related, Severity, Span
 from ..overlap import Choice, Overlap, choices_of, listed_skills
@@ -82,7 +80,7 @@ def check_skill_overlaps(model: Model, skill: SkillEntry, reporter: Reporter) ->
         )
 
 
-def overlap_quiet(skill: SkillEntry, config: Config, involved: set[int]) -> bool:
-    """check_skill_overlaps would report nothing on skill (involved: overlap.overlapping_skills'), told without
-    a Reporter: run_rules asks it of every skill."""
-    return id(skill) not in involved or not config.enabled(BY_CODE["SK310"])
+def overlap_quiet(skill: SkillEntry, alike: bool, involved: set[int]) -> bool:
+    """check_skill_overlaps would report nothing on skill (alike: whether its configuration enables SK310;
+    involved: overlap.overlapping_skills'), told without a Reporter: run_rules asks it of every skill."""
+    return not alike or id(skill) not in involved

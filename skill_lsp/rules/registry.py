@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-from ..catalogue import BY_CODE
-from ..config import Config
 from ..discovery import CONVENTIONAL_ROOTS
 from ..index import Model, SkillEntry
 from ..model import Related, Severity
@@ -60,11 +58,12 @@ def sharing_a_key(model: Model) -> set[int]:
     return shared
 
 
-def registry_quiet(model: Model, skill: SkillEntry, config: Config, shared: set[int]) -> bool:
-    """check_skill_registry would report nothing on skill (shared: sharing_a_key's), told without a
-    Reporter or a look through every Deck: run_rules asks it of every skill. Keep it in step."""
+def registry_quiet(model: Model, skill: SkillEntry, unlisted: bool, shared: set[int]) -> bool:
+    """check_skill_registry would report nothing on skill (unlisted: whether its configuration enables SK303;
+    shared: sharing_a_key's), told without a Reporter or a look through every Deck: run_rules asks it of every
+    skill. Keep it in step."""
     return (skill.external or (skill.root is not None and id(skill) not in shared
-                               and (skill.misnamed or not config.enabled(BY_CODE["SK303"]) or skill.key in model.listings)))
+                               and (skill.misnamed or not unlisted or skill.key in model.listings)))
 
 
 # A SKILL.md that is a template to copy, not a skill: its directory says so, or its description is a
