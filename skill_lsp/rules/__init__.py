@@ -47,12 +47,15 @@ def file_findings(model: Model, path: Path, settings: Config, dir_cache: DirCach
         for options in options_calls:
             check_options(model, options, reporter)
             check_list_overlaps(model, options, reporter)
-        for definition in model.definitions_in(path):
+        definitions = model.definitions_in(path)
+        for definition in definitions:
             check_definition(model, definition, reporter)
             check_list_overlaps(model, definition, reporter)
-        check_listings(model, path, reporter)
+        if options_calls or definitions:  # the listings of a code file (never a project's settings file)
+            check_listings(model, path, reporter)
         report_notes(path, python.source, reporter)
-        return sorted(reporter.findings, key=Finding.sort_key)
+        findings = reporter.findings
+        return sorted(findings, key=Finding.sort_key) if len(findings) > 1 else findings
     if path in _oversized_skills(model):
         reporter = Reporter(config, {})
         check_oversized_skill(model, path, reporter)
@@ -116,10 +119,11 @@ def run_rules(model: Model, settings: Config, dir_cache: DirCache | None = None)
     shared = sharing_a_key(model)
     involved = overlapping_skills(model) if settings.enabled(BY_CODE["SK310"]) or model.configs else set()
     enabled: dict[int, tuple[bool, bool]] = {}  # a configuration (by identity) -> whether SK303, SK310 are on
+    configs = model.configs  # (none: every file's configuration is the settings, config_for's first answer)
     for path, skill in model.skills.items():  # as file_findings does, without looking each one up
         if skill.external:
             continue
-        config = model.config_for(path, settings)
+        config = model.config_for(path, settings) if configs else settings
         codes = enabled.get(id(config))
         if codes is None:
             codes = enabled[id(config)] = (config.enabled(BY_CODE["SK303"]), config.enabled(BY_CODE["SK310"]))
