@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .codecalls import PyValue
-from .model import Position, Span
-
-# a named tuple made from a tuple without its constructor's Python call (Positions, Spans: many per file)
-_tuple = tuple.__new__
+from .codecalls import PyValue, raw_value
 
 # A list of plain one-line string literals (no prefix, escape or CR), each followed by a comma but perhaps the
 # last: in a tree without errors, exactly the list node whose items are those strings (a comma between
@@ -47,16 +43,14 @@ def plain_literal_width(literal: str) -> tuple[str, int] | None:
 def plain_value(literal: str, kind: str, start: tuple[int, int], end: tuple[int, int]) -> PyValue | None:
     """The value of a `string` or `list` node of a tree without errors, of an ASCII file (a column is a
     byte), from its text and its start and end points: a plain string literal, or a list of nothing
-    else; None for any other (pysource reads it from the tree)."""
+    else; None for any other (pysource reads it from the tree). Its spans are made when read."""
     row, column = start
     if kind == "string":
         plain = plain_literal_width(literal)
         if plain is None:
             return None
         inner, width = plain
-        return PyValue("str", _tuple(Span, (_tuple(Position, start), _tuple(Position, end))), text=inner,
-                       content_span=_tuple(Span, (_tuple(Position, (row, column + width)),
-                                                  _tuple(Position, (end[0], end[1] - width)))))
+        return raw_value("str", (row, column, *end), inner, (row, column + width, end[0], end[1] - width))
     if _PLAIN_LIST.fullmatch(literal) is None:
         return None
     items = []
@@ -68,7 +62,5 @@ def plain_value(literal: str, kind: str, start: tuple[int, int], end: tuple[int,
         else:
             line, first = row + literal.count("\n", 0, offset), offset - line_start - 1
         last = first + stop - offset
-        items.append(PyValue("str", _tuple(Span, (_tuple(Position, (line, first)), _tuple(Position, (line, last)))),
-                             text=literal[offset + 1 : stop - 1],
-                             content_span=_tuple(Span, (_tuple(Position, (line, first + 1)), _tuple(Position, (line, last - 1))))))
-    return PyValue("list", _tuple(Span, (_tuple(Position, start), _tuple(Position, end))), items=items)
+        items.append(raw_value("str", (line, first, line, last), literal[offset + 1 : stop - 1], (line, first + 1, line, last - 1)))
+    return raw_value("list", (row, column, *end), items=items)

@@ -135,16 +135,12 @@ def _call_of(path: list[Node]) -> int | None:
     """The index in path of the call whose callee is path[-1] or an attribute chain on it; None when
     there is none or it is inside an interpolation."""
     index = len(path) - 1
-    while index > 0 and path[index - 1].type == "attribute" and path[index - 1].child_by_field_name("object") == path[index]:
-        index -= 1
-    if index == 0:
+    while (up := _holder(path, index, "attribute", "object")) is not None:
+        index = up
+    call = _holder(path, index, "call", "function")
+    if call is None or any(node.type == "interpolation" for node in path[:call]):
         return None
-    call = path[index - 1]
-    if call.type != "call" or call.child_by_field_name("function") != path[index]:
-        return None
-    if any(node.type == "interpolation" for node in path[: index - 1]):
-        return None
-    return index - 1
+    return call
 
 
 def _assigned_to(path: list[Node], call: int) -> Node | None:
@@ -152,9 +148,13 @@ def _assigned_to(path: list[Node], call: int) -> Node | None:
     index = call
     while index > 0 and path[index - 1].type == "parenthesized_expression" and path[index - 1].named_child_count == 1:
         index -= 1
+    assignment = _holder(path, index, "assignment", "right")
+    return path[assignment].child_by_field_name("left") if assignment is not None else None
+
+
+def _holder(path: list[Node], index: int, kind: str, field: str) -> int | None:
+    """index - 1 when path[index]'s parent is a `kind` node holding it as its `field`; else None."""
     if index == 0:
         return None
-    assignment = path[index - 1]
-    if assignment.type != "assignment" or assignment.child_by_field_name("right") != path[index]:
-        return None
-    return assignment.child_by_field_name("left")
+    parent = path[index - 1]
+    return index - 1 if parent.type == kind and parent.child_by_field_name(field) == path[index] else None
