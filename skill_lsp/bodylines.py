@@ -39,22 +39,25 @@ class LinesHolding:
     most lines of most bodies hold none of what scan_body looks for, and are never made a Python step. The
     reader may change `look` between two lines (at a code block's fences)."""
 
-    __slots__ = ("look", "skill")
+    __slots__ = ("look", "skill", "start")
 
     def __init__(self, skill: SkillFile, look: re.Pattern[str]) -> None:
         self.skill = skill
         self.look = look
+        self.start = -1  # where the line last given starts in the text (-1: the text is read line by line)
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
-        lines = self.skill.lines
-        text = self.skill.text
+        skill = self.skill
+        text = skill.text
         if "\r" in text:  # lines end at "\r\n", "\r" or "\n": no offset arithmetic, a search per line
-            for number in range(self.skill.body_start, len(lines)):
+            lines = skill.lines
+            for number in range(skill.body_start, len(lines)):
                 if self.look.search(lines[number]):
                     yield number, lines[number]
             return
-        number = self.skill.body_start
-        start = sum(map(len, lines[:number])) + number  # where the body's first line starts
+        # each line is cut from the text where it is found: the text is not split into lines
+        number = skill.body_start
+        start = skill.body_offset
         found = self.look.search(text, start)
         while found is not None:
             at = found.start()
@@ -62,10 +65,13 @@ class LinesHolding:
             if skipped:
                 number += skipped
                 start = text.rfind("\n", start, at) + 1
-            line = lines[number]
-            yield number, line
+            end = text.find("\n", at)
+            if end < 0:
+                end = len(text)
+            self.start = start
+            yield number, text[start:end]
             number += 1
-            start += len(line) + 1
+            start = end + 1
             found = self.look.search(text, start)
 
 
@@ -76,11 +82,11 @@ class Above:
     line by line scan skips them) and stops at the line the previous question stopped at, so a body is looked
     back over once at most."""
 
-    __slots__ = ("_blocks", "_lead", "_lines", "_start", "_table")
+    __slots__ = ("_blocks", "_lead", "_skill", "_start", "_table")
 
-    def __init__(self, lines: list[str], start: int, blocks: list[tuple[int, int]]) -> None:
-        self._lines = lines
-        self._start = start
+    def __init__(self, skill: SkillFile, blocks: list[tuple[int, int]]) -> None:
+        self._skill = skill  # its lines are asked for only when a line of references is a list item or a table row
+        self._start = skill.body_start
         self._blocks = blocks  # (opening fence line, closing fence line) of the blocks closed so far
         self._lead: tuple[int, bool] = (-1, False)  # the last list item asked about, and its answer
         self._table: tuple[int, frozenset[int]] = (-1, frozenset())  # the last table row asked about, and its
@@ -104,7 +110,7 @@ class Above:
         if LIST_ITEM.match(line) is None:
             return False
         answer = False
-        lines = self._lines
+        lines = self._skill.lines
         for above in self._unfenced(number):
             if above == self._lead[0]:
                 answer = self._lead[1]
@@ -123,7 +129,7 @@ class Above:
             return None
         header = number
         columns = None
-        lines = self._lines
+        lines = self._skill.lines
         for above in self._unfenced(number):
             if above == self._table[0]:
                 columns = self._table[1]

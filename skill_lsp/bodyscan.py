@@ -155,13 +155,14 @@ def scan_body(skill: SkillFile) -> None:
     wants_references = "/" in text or "\\" in text or ("]" in text and ("](" in text or "]:" in text))
     if not (wants_ignores or wants_references):
         return
-    lines = skill.lines
     in_fence: str | None = None
     shell_fence = False
     opened = 0  # the line of the open code block's fence
+    # where the open code block's first line starts in the text (-1: the lines are read, not the text)
+    opened_after = -1
     read_tree = False  # whether the open code block's tree is read
     blocks: list[tuple[int, int]] = []
-    above = Above(lines, skill.body_start, blocks)
+    above = Above(skill, blocks)
     holding = LinesHolding(skill, LOOK if wants_references else LOOK_FENCES)
     for number, line in holding:
         if "`" in line or "~" in line:
@@ -169,13 +170,14 @@ def scan_body(skill: SkillFile) -> None:
             if changed:
                 if in_fence is None:  # the block closes
                     if read_tree:
-                        _add_drawn(skill, lines[opened + 1 : number])
+                        _add_drawn(skill, _block(skill, opened, opened_after, number, holding.start))
                     blocks.append((opened, number))
                     shell_fence = False
                     holding.look = LOOK if wants_references else LOOK_FENCES
                 else:
                     shell_fence = _fence_language(line) in _SHELL_FENCES
                     opened, read_tree = number, wants_references
+                    opened_after = holding.start + len(line) + 1 if holding.start >= 0 else -1
                     holding.look = (LOOK_SHELL if shell_fence else LOOK_FENCED) if wants_references else LOOK_FENCES
                 continue
         if in_fence is not None:
@@ -192,9 +194,9 @@ def scan_body(skill: SkillFile) -> None:
             else:
                 _scan_line_references(skill, number, line, above.example_list(number, line), above.table(number, line))
     if in_fence is not None:
-        if read_tree:
-            _add_drawn(skill, lines[opened + 1 :])  # a block left open at the end of the file
-        blocks.append((opened, len(lines)))
+        if read_tree:  # a block left open at the end of the file
+            _add_drawn(skill, _block(skill, opened, opened_after, skill.line_count() + 1, len(skill.text) + 1))
+        blocks.append((opened, skill.line_count()))
     if wants_ignores:
         _body_ignores(skill, blocks)
 
@@ -213,7 +215,15 @@ def _body_ignores(skill: SkillFile, blocks: list[tuple[int, int]]) -> None:
             skill.ignores[number] = {c.strip().upper() for c in codes.split(",") if c.strip()} if codes else set()
 
 
-def _add_drawn(skill: SkillFile, block: list[str]) -> None:
+def _block(skill: SkillFile, opened: int, after: int, closing: int, closing_start: int) -> str:
+    """The lines of a code block, joined, from its opening fence's line to its closing one's (after, closing_start:
+    where its first line and the closing fence's line start in the text; -1: read from the lines)."""
+    if after < 0:
+        return "\n".join(skill.lines[opened + 1 : closing])
+    return skill.text[after : closing_start - 1]
+
+
+def _add_drawn(skill: SkillFile, block: str) -> None:
     tree = drawn_tree(block)
     if tree is not None:
         skill.drawn.append(tree)
@@ -351,8 +361,7 @@ def scan_headings(skill: SkillFile) -> list[Heading]:
     # no fence and no line break but "\n": one pattern over the body finds what the line by line
     # scan finds, without making the list of every line (a 7 MB body: 0.18 s -> a few ms)
     headings: list[Heading] = []
-    lines = skill.lines
-    offset = sum(len(line) + 1 for line in lines[: skill.body_start])
+    offset = skill.body_offset
     number, counted = skill.body_start, offset
     for heading in _HEADING_LINE.finditer(text, offset):
         start = heading.start()

@@ -62,13 +62,12 @@ class TreeReader:
         stack.append((column, name))
 
 
-def drawn_tree(block: list[str]) -> DrawnTree | None:
-    """The directory tree the lines of one code block draw, if any (a branch needs a '─' or a '--')."""
-    joined = "\n".join(block)
-    if "─" not in joined and "--" not in joined:
+def drawn_tree(block: str) -> DrawnTree | None:
+    """The directory tree one code block draws (its lines joined by "\n"), if any (a branch needs a '─' or a '--')."""
+    if "─" not in block and "--" not in block:
         return None
     reader = TreeReader()
-    for line in block:
+    for line in block.split("\n"):
         reader.feed(line)
     return reader.tree
 

@@ -46,18 +46,23 @@ class SkillFacts:
         # its listing shows; strict loaders' verdicts come from the file's own rules
         # (file.lenient_str for each field, without the calls: every skill of a cold check makes its facts)
         fields = file.lenient_fields
-        lines = file.lines
         entry = fields.get("name")
         name = None
         name_span = None
-        plain = lines[0].isascii()
+        first = file.line(0)  # (file.lines, split on first use, only when a name's lines are not ASCII)
+        ascii_text = file.text.isascii()
+        plain = ascii_text or first.isascii()
         if entry is not None:
             name = entry.value if isinstance(entry.value, str) else None
             name_span = entry.value_raw()
             start, end = name_span[0], name_span[2]
-            if plain and start == end and end < len(lines):  # a name on one line: the line up to its end
-                plain = lines[end][: name_span[3]].isascii()
+            if ascii_text:
+                pass  # every line is ASCII
+            elif plain and start == end and (end <= (file.close_line or 0) or end < file.line_count()):
+                # a name on one line (of the frontmatter, as the name's always is): the line up to its end
+                plain = file.line(end)[: name_span[3]].isascii()
             elif plain:
+                lines = file.lines
                 plain = all(lines[line][: name_span[3] if line == end else None].isascii()
                             for line in range(start, min(end + 1, len(lines))))
         entry = fields.get("description")
@@ -66,7 +71,7 @@ class SkillFacts:
         when_to_use = entry.value if entry is not None and isinstance(entry.value, str) else None
         entry = fields.get("disable-model-invocation")
         unlisted = entry is not None and lenient_bool(entry.value) is True
-        return cls(name, name_span, (0, 0, 0, len(lines[0])), file.ignores,  # file.line_span(0)
+        return cls(name, name_span, (0, 0, 0, len(first)), file.ignores,  # file.line_span(0)
                    description, plain, when_to_use, unlisted)
 
     @property

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -15,6 +14,7 @@ from .drawings import DrawnTree
 from .model import Position, Span
 from .runtimes.claude_code import quote, recover_lines
 from .textutil import split_lines
+from .yamlerror import YamlProblem, describe_yaml_error, index_position, mark_position, problem_text
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
@@ -24,24 +24,25 @@ _SAFE_RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
 # character of the plain scalars they may match ('' for the empty scalar), wildcard ones added.
 _WILDCARD = tuple(_SAFE_RESOLVERS.get(None, ()))
 _BY_FIRST = {first: (*resolvers, *_WILDCARD) for first, resolvers in _SAFE_RESOLVERS.items() if first is not None}
-_safe_resolve = yaml.SafeLoader.resolve
+_SCALAR = yaml.ScalarNode
+_NOTHING: dict[object, object] = {}
+# what SafeLoader's resolve gives a sequence or a mapping when there are no path resolvers
+_COLLECTION_TAGS: dict[type, str] = {yaml.SequenceNode: yaml.SafeLoader.DEFAULT_SEQUENCE_TAG,
+                    yaml.MappingNode: yaml.SafeLoader.DEFAULT_MAPPING_TAG}
 
 
 def _resolve(self: Any, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
     """SafeLoader's tag for a node (it has no path resolvers), called from C for each one: a scalar's
     without the lists SafeLoader builds per call, so a quoted or tagged scalar, or a plain one whose
-    first character starts no implicit type (most frontmatter values), costs a dictionary lookup."""
-    if kind is yaml.ScalarNode:
+    first character starts no implicit type (most frontmatter values), costs a dictionary lookup; a
+    collection's by its kind (SafeLoader's resolve was a Python call more)."""
+    if kind is _SCALAR:
         if implicit[0]:
-            for tag, pattern in _BY_FIRST.get(value[0] if value else "", _WILDCARD):
+            for tag, pattern in _BY_FIRST.get(value[:1], _WILDCARD):
                 if pattern.match(value):
                     return tag  # type: ignore[no-any-return]
         return _STR_TAG
-    return _safe_resolve(self, kind, value, implicit)  # type: ignore[no-any-return,no-untyped-call]
-
-
-def _stay(*_: object) -> None:
-    """SafeLoader walks its path resolvers down and up each node; it has none."""
+    return _COLLECTION_TAGS[kind]
 
 
 def _compose_pure(source: str) -> yaml.Node | None:
@@ -63,8 +64,10 @@ try:  # libyaml when it is there: the same nodes and marks, several times faster
         DEFAULT_SEQUENCE_TAG = yaml.SafeLoader.DEFAULT_SEQUENCE_TAG
         DEFAULT_MAPPING_TAG = yaml.SafeLoader.DEFAULT_MAPPING_TAG
         resolve = _resolve
-        descend_resolver = _stay
-        ascend_resolver = _stay
+        # called from C around each node: builtins that take the same arguments and do nothing, no Python
+        # frame each (SafeLoader walks its path resolvers down and up the nodes; it has none)
+        descend_resolver = staticmethod(_NOTHING.get)  # (parent, index): looks parent up in an empty dictionary
+        ascend_resolver = staticmethod(tuple)  # (): the empty tuple
 
     def _compose(source: str) -> yaml.Node | None:
         return _Composer(source).get_single_node()  # type: ignore[no-any-return]
@@ -127,42 +130,76 @@ class Field:
         return f"Field({self.key!r}, {self.value!r}, {self.key_span}, {self.value_span})"
 
 
-@dataclass
-class YamlProblem:
-    message: str
-    span: Span
-    # When the problem is a value holding an unquoted ': ' (or another quoting problem), the field line
-    # that a quick fix can quote.
-    quote_line: int | None = None
-    # what to do about it ("quote the value"); empty when there is no common fix
-    advice: str = ""
-
-
-@dataclass
 class SkillFile:
-    text: str
-    lines: list[str]
-    has_frontmatter: bool = False
-    closed: bool = False
-    open_line: int = 0
-    close_line: int | None = None
-    fields: dict[str, Field] = field(default_factory=dict)
-    duplicate_keys: list[Field] = field(default_factory=list)
-    yaml_problem: YamlProblem | None = None
-    # Claude Code's second parse when the first failed (None: not tried, or it failed too)
-    recovered: Recovered | None = None
-    not_mapping: Span | None = None
-    body_start: int = 0
-    references: list[Reference] = field(default_factory=list)
-    machine_paths: list[Reference] = field(default_factory=list)
-    # the paths the body has the agent make ("Save `references/extract.py`:"): not missing where mentioned
-    made: set[str] = field(default_factory=set)
-    # the directory trees its code blocks draw (drawings.DrawnTree)
-    drawn: list[DrawnTree] = field(default_factory=list)
-    placeholders: list[Placeholder] = field(default_factory=list)
-    _headings: list[Heading] | None = field(default=None, repr=False, compare=False)
-    # line -> suppressed codes (an empty set suppresses every code)
-    ignores: dict[int, set[str]] = field(default_factory=dict)
+    """A parsed SKILL.md: its frontmatter's fields (with spans), YAML problems and body references.
+
+    A plain class with slots, not a dataclass: a cold check makes one per skill, and the dataclass's
+    keyword __init__ with eight default factories cost 1.3 us of the 26 of a parse. Its `lines` are split
+    from the text on first use: a skill whose body holds no reference is checked without them (the split
+    cost 2.2 us a skill of the 10,000-skill corpus); the frontmatter and the lines that hold a reference
+    are found in the text."""
+
+    __slots__ = ("_headings", "_lines", "body_offset", "body_start", "close_line", "closed", "drawn", "duplicate_keys",
+                 "fields", "has_frontmatter", "ignores", "machine_paths", "made", "not_mapping", "open_line",
+                 "placeholders", "recovered", "references", "text", "yaml_problem")
+
+    def __init__(self, text: str, lines: list[str] | None = None) -> None:
+        self.text = text
+        self._lines = lines
+        self.has_frontmatter = False
+        self.closed = False
+        self.open_line = 0
+        self.close_line: int | None = None
+        self.fields: dict[str, Field] = {}
+        self.duplicate_keys: list[Field] = []
+        self.yaml_problem: YamlProblem | None = None
+        # Claude Code's second parse when the first failed (None: not tried, or it failed too)
+        self.recovered: Recovered | None = None
+        self.not_mapping: Span | None = None
+        self.body_start = 0
+        # where the body's first line starts in text, in a text whose lines all end at "\n" (len(text) + 1
+        # when the body is empty; unused when the text holds a "\r": then the body is read from lines)
+        self.body_offset = 0
+        self.references: list[Reference] = []
+        self.machine_paths: list[Reference] = []
+        # the paths the body has the agent make ("Save `references/extract.py`:"): not missing where mentioned
+        self.made: set[str] = set()
+        # the directory trees its code blocks draw (drawings.DrawnTree)
+        self.drawn: list[DrawnTree] = []
+        self.placeholders: list[Placeholder] = []
+        self._headings: list[Heading] | None = None
+        # line -> suppressed codes (an empty set suppresses every code)
+        self.ignores: dict[int, set[str]] = {}
+
+    def __repr__(self) -> str:
+        return f"SkillFile(fields={self.fields!r}, body_start={self.body_start}, references={self.references!r})"
+
+    @property
+    def lines(self) -> list[str]:
+        """The text's lines without their terminators (textutil.split_lines), split on first use. Any
+        thread may ask: two that split at once make equal lists, and either is kept."""
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = split_lines(self.text)
+        return lines
+
+    def line(self, number: int) -> str:
+        """lines[number] (0 <= number < line_count()), without splitting the whole text for one of its
+        first lines."""
+        if self._lines is not None or number > 8 or "\r" in self.text:
+            return self.lines[number]
+        text = self.text
+        start = 0
+        for _ in range(number):
+            start = text.index("\n", start) + 1
+        end = text.find("\n", start)
+        return text[start:] if end < 0 else text[start:end]
+
+    def line_count(self) -> int:
+        """len(lines)."""
+        if self._lines is not None or "\r" in self.text:
+            return len(self.lines)
+        return self.text.count("\n") + 1
 
     @property
     def headings(self) -> list[Heading]:
@@ -176,6 +213,14 @@ class SkillFile:
         return "\n".join(self.lines[self.body_start :])
 
     def body_line_count(self) -> int:
+        if self._lines is None and "\r" not in self.text:
+            # the line of the text's last non-whitespace character ends the count (str.isspace is what
+            # strip() removes, and every "\n" is whitespace): no split for a question asked of every
+            # skill, and only the body's line breaks counted (a count costs 0.5 ns a character)
+            text = self.text
+            tail = text[-64:].rstrip()  # (the whole text's rstrip would copy it)
+            last = max(len(text) - 64, 0) + len(tail) if tail or len(text) <= 64 else len(text.rstrip())
+            return text.count("\n", self.body_offset, last) + 1 if last > self.body_offset else 0
         end = len(self.lines)
         while end > self.body_start and not self.lines[end - 1].strip():
             end -= 1
@@ -202,15 +247,54 @@ class SkillFile:
         return entry.value if entry is not None and isinstance(entry.value, str) else None
 
     def end_position(self) -> Position:
-        return Position(len(self.lines) - 1, len(self.lines[-1]))
+        lines = self.lines
+        return Position(len(lines) - 1, len(lines[-1]))
 
 
 def parse_skill(text: str) -> SkillFile:
-    lines = split_lines(text)
-    skill = SkillFile(text=text, lines=lines)
+    if "\r" in text:  # lines end at "\r\n", "\r" or "\n": the frontmatter is found in the lines
+        return _parse_lines(SkillFile(text, split_lines(text)))
+    skill = SkillFile(text)
+    end = text.find("\n")  # of the first line
+    first = text if end < 0 else text[:end]
+    if first.lstrip("\ufeff").rstrip() != _DELIMITER:
+        scan_body(skill)
+        scan_placeholders(skill)
+        return skill
+    skill.has_frontmatter = True
+    # the closing delimiter: the first line after it that is "---" and trailing whitespace
+    at = end
+    stop = -1
+    while at >= 0:
+        at = text.find("\n---", at)
+        if at < 0:
+            break
+        stop = text.find("\n", at + 4)
+        if (text[at + 1 :] if stop < 0 else text[at + 1 : stop]).rstrip() == _DELIMITER:
+            break
+        at = stop
+    if at < 0:
+        skill.body_start = skill.line_count()
+        skill.body_offset = len(text) + 1
+        _collect_ignores(skill, 1, skill.body_start)
+        return skill
+    skill.close_line = close = text.count("\n", 0, at + 1)
+    skill.closed = True
+    skill.body_start = close + 1
+    skill.body_offset = len(text) + 1 if stop < 0 else stop + 1
+    _collect_ignores(skill, 1, close)
+    # the lines between the delimiters, each ending at "\n"
+    _parse_frontmatter(skill, text[end + 1 : at + 1] or "\n")
+    scan_body(skill)
+    scan_placeholders(skill)
+    return skill
+
+
+def _parse_lines(skill: SkillFile) -> SkillFile:
+    """parse_skill of a text whose lines may end at "\r": the frontmatter found line by line."""
+    lines = skill.lines
     first = lines[0].lstrip("\ufeff")
     if first.rstrip() != _DELIMITER:
-        skill.body_start = 0
         scan_body(skill)
         scan_placeholders(skill)
         return skill
@@ -226,7 +310,7 @@ def parse_skill(text: str) -> SkillFile:
     skill.closed = True
     skill.body_start = skill.close_line + 1
     _collect_ignores(skill, 1, skill.close_line)
-    _parse_frontmatter(skill)
+    _parse_frontmatter(skill, "\n".join(lines[1 : skill.close_line]) + "\n")
     scan_body(skill)
     scan_placeholders(skill)
     return skill
@@ -255,11 +339,6 @@ def _line_starts(source: str) -> list[int]:
     return [0, *(match.end() for match in re.finditer("\n", source))]
 
 
-def _index_position(index: int, line_offset: int, starts: list[int]) -> Position:
-    line = bisect.bisect_right(starts, index) - 1
-    return Position(line + line_offset, index - starts[line])
-
-
 def _reader_index(source: str, position: int, character: str) -> int:
     """The character index of a ReaderError: PyYAML counts characters, libyaml bytes of UTF-8."""
     if 0 <= position < len(source) and source[position] == character:
@@ -268,22 +347,15 @@ def _reader_index(source: str, position: int, character: str) -> int:
     return max(0, min(len(prefix.decode("utf-8", "replace")), len(source) - 1))
 
 
-def _mark_position(mark: yaml.Mark, line_offset: int, starts: list[int] | None = None) -> Position:
-    if starts is not None:
-        return _index_position(mark.index, line_offset, starts)
-    return Position(mark.line + line_offset, mark.column)
-
-
 def _node_span(node: yaml.Node, line_offset: int, starts: list[int] | None = None) -> Span:
-    start = _mark_position(node.start_mark, line_offset, starts)
-    end = _mark_position(node.end_mark, line_offset, starts)
+    start = mark_position(node.start_mark, line_offset, starts)
+    end = mark_position(node.end_mark, line_offset, starts)
     return Span(start, end)
 
 
-def _parse_frontmatter(skill: SkillFile) -> None:
-    assert skill.close_line is not None
+def _parse_frontmatter(skill: SkillFile, source: str) -> None:
+    """The fields of the frontmatter's text (source: its lines, each ending at "\n")."""
     offset = 1
-    source = "\n".join(skill.lines[1 : skill.close_line]) + "\n"
     if len(source) > MAX_FRONTMATTER_CHARS:
         skill.yaml_problem = YamlProblem(
             f"the frontmatter is over {MAX_FRONTMATTER_CHARS // 1024} KB; not parsed", skill.line_span(0)
@@ -293,12 +365,12 @@ def _parse_frontmatter(skill: SkillFile) -> None:
     try:
         root = _compose(source)
     except yaml.MarkedYAMLError as error:
-        skill.yaml_problem = _describe_yaml_error(skill, error, offset, starts)
+        skill.yaml_problem = describe_yaml_error(skill, error, offset, starts)
         skill.recovered = _recover(skill)
         return
     except yaml.reader.ReaderError as error:  # a character YAML does not allow (NUL, other controls)
         code = ord(error.character) if isinstance(error.character, str) else int(error.character)
-        position = _index_position(_reader_index(source, error.position, chr(code)), offset, _line_starts(source))
+        position = index_position(_reader_index(source, error.position, chr(code)), offset, _line_starts(source))
         line = skill.lines[position.line] if position.line < len(skill.lines) else ""
         column = min(position.column, len(line))
         skill.yaml_problem = YamlProblem(
@@ -340,7 +412,7 @@ def _read_fields(root: yaml.MappingNode, offset: int, starts: list[int] | None) 
                     constructor = SafeConstructor()
                 value = constructor.construct_object(value_node, deep=True)
             except yaml.YAMLError as error:
-                problem = _problem_text(error)
+                problem = problem_text(error)
             except (RecursionError, ValueError, TypeError, OverflowError) as error:
                 problem = f"cannot be loaded: {error}"
         entry = Field(key, key_node, value, value_node, problem, offset, starts)
@@ -444,119 +516,6 @@ def _node_count(node: yaml.Node, budget: list[int]) -> int | None:
         elif isinstance(current, yaml.SequenceNode):
             stack.extend(current.value)
     return budget[0]
-
-
-def _problem_text(error: yaml.YAMLError) -> str:
-    if isinstance(error, yaml.MarkedYAMLError):
-        return " ".join(part for part in (error.context, error.problem) if part)
-    return str(error)
-
-
-_KEY_VALUE = re.compile(r"^(\s*)([^\s#:][^:#]*?):[ \t]+(\S(?:.*\S)?)\s*$")
-_BARE_KEY = re.compile(r"^\s*([\w][\w .-]*?)\s*$")
-# characters YAML reserves at the start of a plain value
-_RESERVED_START = "@`*&!%|>{["
-
-
-def _describe_yaml_error(
-    skill: SkillFile, error: yaml.MarkedYAMLError, offset: int, starts: list[int] | None = None
-) -> YamlProblem:
-    """The YAML error explained at the line the author must fix, for the common causes: an unquoted ': '
-    in a value, a value starting with a character YAML reserves, a key with no ':', a quote or a bracket
-    never closed, a line indented under a key that already has a value, and tabs."""
-    mark = error.problem_mark or error.context_mark
-    problem = _problem_text(error)
-    last = (skill.close_line or len(skill.lines)) - 1
-    context = error.context or ""
-    if mark is not None and error.context_mark is not None and (
-            _mark_position(mark, offset, starts).line > last or "simple key" in context):
-        # "found unexpected end of stream", "could not find expected ':'": where the quote, the bracket or
-        # the bare key started is the line to fix
-        mark = error.context_mark
-    if mark is None:
-        return YamlProblem(f"invalid YAML: {problem}", skill.line_span(0))
-    position = _mark_position(mark, offset, starts)
-    line = min(position.line, last)
-    text = skill.lines[line] if 0 <= line < len(skill.lines) else ""
-    column = min(position.column, len(text))
-    end_of_text = len(text.rstrip())
-    whole = Span.of(line, len(text) - len(text.lstrip()), line, end_of_text) if text.strip() else Span.of(line, 0, line, 0)
-    match = _KEY_VALUE.match(text)
-    value = match.group(3) if match else ""
-    key = match.group(2).strip() if match else ""
-    if "\t" in text[: len(text) - len(text.lstrip())] and ("tab" in problem or "'\\t'" in problem or "cannot start any token" in problem):
-        indent = len(text) - len(text.lstrip())
-        return YamlProblem(
-            f"invalid YAML: line {line + 1} is indented with a tab; YAML indentation must use spaces, not tabs",
-            Span.of(line, 0, line, indent), advice="indent with spaces",
-        )
-    if "mapping values are not allowed" in problem and match:
-        if ": " in value and not value.startswith(("'", '"', "|", ">", "[", "{")):
-            # reported at the parser's mark (the offending ': '), through the end of the value
-            start = column if match.start(3) <= column < end_of_text else match.start(3)
-            return YamlProblem(
-                f"invalid YAML: the value of '{key}' contains ': ' and is not quoted, so YAML reads it as a second key",
-                Span.of(line, start, line, end_of_text), quote_line=line, advice="quote the value",
-            )
-        above = _key_above(skill, line)
-        if match.group(1) and above is not None:
-            return YamlProblem(
-                f"invalid YAML: '{key}' is indented under '{above}', which already has a value, so YAML cannot "
-                "read it as a key",
-                whole, advice=f"align '{key}' with the keys above it",
-            )
-    if "simple key" in context and _BARE_KEY.match(text):
-        bare = text.strip()
-        return YamlProblem(
-            f"invalid YAML: '{bare}' has no ':' after it, so YAML cannot read it as a key",
-            whole, advice=f"write '{bare}: ...', or indent the line if it continues the value above",
-        )
-    if "quoted scalar" in context:
-        return YamlProblem(
-            "invalid YAML: the quote opened here is never closed, so YAML reads the rest of the frontmatter into it",
-            Span.of(line, column, line, end_of_text), advice="close the quote on this line",
-        )
-    if "flow sequence" in context or "flow mapping" in context:
-        return YamlProblem(
-            f"invalid YAML: the '{text[column] if column < len(text) else '['}' opened here is never closed",
-            Span.of(line, column, line, end_of_text), quote_line=line if match else None,
-            advice="close it, or quote the value if it is text",
-        )
-    if match and value[0] in _RESERVED_START and not value.startswith(("|", ">", "[", "{")):
-        return YamlProblem(
-            f"invalid YAML: the value of '{key}' starts with '{value[0]}', which YAML reserves",
-            Span.of(line, match.start(3), line, end_of_text), quote_line=line, advice="quote the value",
-        )
-    if match and value[0] in "'\"" and ("expected key" in problem or "block end" in problem):
-        # from the parser's mark (the text after the closing quote) to the end of the value
-        start = column if match.start(3) < column < end_of_text else match.start(3)
-        return YamlProblem(
-            f"invalid YAML: the value of '{key}' is a quoted string followed by more text",
-            Span.of(line, start, line, end_of_text), quote_line=line, advice="quote the whole value",
-        )
-    if "mapping values are not allowed" in problem:
-        return YamlProblem(
-            f"invalid YAML: {problem}", Span.of(line, column, line, max(column, end_of_text)),
-            advice="most often an unquoted ': ' inside a value; quote the value",
-        )
-    end = end_of_text if column < end_of_text else len(text)
-    if end <= column and text.strip():
-        column, end = 0, len(text)
-    return YamlProblem(f"invalid YAML: {problem}", Span.of(line, column, line, end))
-
-
-def _key_above(skill: SkillFile, line: int) -> str | None:
-    """The key of the nearest line above that is a less indented 'key: value' with a value."""
-    indent = len(skill.lines[line]) - len(skill.lines[line].lstrip())
-    for number in range(line - 1, 0, -1):
-        text = skill.lines[number]
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        match = _KEY_VALUE.match(text)
-        if match and len(match.group(1)) < indent:
-            return match.group(2).strip()
-        return None
-    return None
 
 
 def quote_yaml_value(value: str) -> str:
