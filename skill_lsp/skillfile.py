@@ -282,7 +282,8 @@ def parse_skill(text: str) -> SkillFile:
     skill.closed = True
     skill.body_start = close + 1
     skill.body_offset = len(text) + 1 if stop < 0 else stop + 1
-    _collect_ignores(skill, 1, close)
+    if "skill-lsp" in text:  # a suppression comment somewhere (few files): the frontmatter's lines are looked at
+        _collect_ignores(skill, 1, close)
     # the lines between the delimiters, each ending at "\n"
     _parse_frontmatter(skill, text[end + 1 : at + 1] or "\n")
     scan_body(skill)
@@ -396,13 +397,18 @@ def _read_fields(root: yaml.MappingNode, offset: int, starts: list[int] | None) 
     constructor: SafeConstructor | None = None
     budget = [MAX_NODES]
     for key_node, value_node in root.value:
-        if not isinstance(key_node, yaml.ScalarNode):
+        if not isinstance(key_node, _SCALAR):
             continue
         key = str(key_node.value)
         value: object = None
         problem: str | None = None
-        plain = _plain_value(value_node, budget)
+        # a string's value without a call (most values are; _plain_value's first case)
+        plain = value_node.value if (type(value_node) is _SCALAR and value_node.tag == _STR_TAG
+                                     and budget[0] > 0) else _NOT_PLAIN
         if plain is not _NOT_PLAIN:
+            budget[0] -= 1
+            value = plain
+        elif (plain := _plain_value(value_node, budget)) is not _NOT_PLAIN:
             value = plain
         elif _node_count(value_node, budget) is None:
             problem = "the value nests or repeats too deeply (YAML aliases); a loader would refuse it"
