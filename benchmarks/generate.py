@@ -253,7 +253,9 @@ def ensure_corpus(root: Path, skills: int, seed: int = 0) -> Manifest:
     stamp = root.parent / f"{root.name}.json"
     if stamp.exists() and root.exists():
         data = json.loads(stamp.read_text(encoding="utf-8"))
-        if data.get("generator_version") == GENERATOR_VERSION and data.get("skills") == skills and data.get("seed") == seed:
+        # (a corpus made under another name, a relative one say, holds paths the runner cannot use)
+        if (data.get("generator_version") == GENERATOR_VERSION and data.get("skills") == skills
+                and data.get("seed") == seed and data.get("root") == str(root)):
             return Manifest(**data)
     manifest = generate(root, skills, seed)
     stamp.write_text(json.dumps(asdict(manifest), indent=1), encoding="utf-8")
