@@ -17,38 +17,35 @@ from tree_sitter import Node
 # cheaper, and a hostile file (a million "import" words) costs no more than it did.
 _BUDGET = 2000
 _IMPORTS = frozenset({"import_statement", "import_from_statement"})
+_COMMENT = frozenset({"comment"})
 
 
 def import_statements(root: Node, data: bytes) -> list[Node] | None:
     """The import_statement and import_from_statement nodes under root, in document order; None past
     the budget. Each has an `import` keyword of its own, whose smallest named node is the statement."""
-    found: dict[int, Node] = {}
-    at = data.find(b"import")
-    budget = _BUDGET
-    while at >= 0:
-        budget -= 1
-        if budget < 0:
-            return None
-        node = root.named_descendant_for_byte_range(at, at + 6)
-        if node is not None and node.type in _IMPORTS:
-            found.setdefault(node.start_byte, node)
-        at = data.find(b"import", at + 6)
-    return [found[start] for start in sorted(found)]
+    return _holding(root, data, b"import", _IMPORTS, named=True)
 
 
 def marked_comments(root: Node, data: bytes, mark: bytes) -> list[Node] | None:
     """The comment nodes holding mark, in document order; None past the budget."""
+    return _holding(root, data, mark, _COMMENT, named=False)
+
+
+def _holding(root: Node, data: bytes, word: bytes, types: frozenset[str], named: bool) -> list[Node] | None:
+    """The nodes of those types that are the smallest (named) node around an occurrence of word, each once,
+    in document order; None past the budget."""
     found: dict[int, Node] = {}
-    at = data.find(mark)
+    find = root.named_descendant_for_byte_range if named else root.descendant_for_byte_range
+    at = data.find(word)
     budget = _BUDGET
     while at >= 0:
         budget -= 1
         if budget < 0:
             return None
-        node = root.descendant_for_byte_range(at, at + len(mark))
-        if node is not None and node.type == "comment":
+        node = find(at, at + len(word))
+        if node is not None and node.type in types:
             found.setdefault(node.start_byte, node)
-        at = data.find(mark, at + len(mark))
+        at = data.find(word, at + len(word))
     return [found[start] for start in sorted(found)]
 
 

@@ -302,7 +302,7 @@ class _Scanner:
             return PurePath(text) if text else None
         text = _text(node)
         if text in ("__dirname", "import.meta.dirname"):
-            return self.path.parent if self.path is not None else None
+            return PurePath(self.path).parent if self.path is not None else None  # (a caller may give a Path)
         if node.type == "call_expression":
             function = _text(node.child_by_field_name("function"))
             arguments = node.child_by_field_name("arguments")

@@ -25,11 +25,10 @@ from .report import Reporter
 # skills have none of them).
 _HIDDEN_RANGES = ((0x00AD, 0x00AD), (0x061C, 0x061C), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
                   (0x2060, 0x2064), (0x2066, 0x2069), (0xFEFF, 0xFEFF), (0xE0000, 0xE007F), (0xE0100, 0xE01EF))
-_HIDDEN = re.compile("[" + "".join(chr(first) + ("-" + chr(last) if last != first else "")
-                                   for first, last in _HIDDEN_RANGES) + "]+")
+_HIDDEN_POINTS = [point for first, last in _HIDDEN_RANGES for point in range(first, last + 1)]
 # Those of them str.isprintable() accepts (the variation selectors, Mn; the rest are Cf or unassigned): a line
 # that is printable holds a run only if it holds one of these
-_PRINTABLE_HIDDEN = [point for first, last in _HIDDEN_RANGES for point in range(first, last + 1) if chr(point).isprintable()]
+_PRINTABLE_HIDDEN = [point for point in _HIDDEN_POINTS if chr(point).isprintable()]
 
 
 def _class_of(points: list[int]) -> str:
@@ -44,6 +43,7 @@ def _class_of(points: list[int]) -> str:
     return "[" + "".join(chr(first) + ("-" + chr(last) if last != first else "") for first, last in runs) + "]"
 
 
+_HIDDEN = re.compile(_class_of(_HIDDEN_POINTS) + "+")
 _printable_hidden = re.compile(_class_of(_PRINTABLE_HIDDEN)).search if _PRINTABLE_HIDDEN else None
 _TAGS = range(0xE0000, 0xE0080)
 _VARIATION_SUPPLEMENT = range(0xE0100, 0xE01F0)

@@ -351,12 +351,7 @@ def _check_name(judged: _Judged, entry: Field) -> None:
             return
         value = str(value)
     # most names break no runtime's rule: the rules' answers are gathered only for one that does
-    broken = False
-    for rule in judged.readers.name_rules:
-        if rule(value):
-            broken = True
-            break
-    if broken:
+    if any(rule(value) for rule in judged.readers.name_rules):
         problems = {each.key: each.name_rule(value) for each in judged.runtimes if each.name_rule is not None}
         found = [problem for problem in problems.values() if problem]
         suggestion = suggest_name(value)
