@@ -64,3 +64,23 @@ async def test_an_edit_that_sets_one_apart_clears_the_pair_everywhere(client: La
     change_document(client, tools, text, 3)
     assert len(sk310(await diagnostics_for(client, pdf, lambda items: len(sk310(items)) == 1))) == 1
     assert len(sk310(await diagnostics_for(client, agent, lambda items: len(sk310(items)) == 2))) == 2
+
+
+async def test_an_edit_in_other_words_with_the_same_terms_names_the_new_shared_phrase(client: LanguageClient,
+                                                                                      workspace: Path) -> None:
+    """A common word added to a description leaves its terms as they were but not the wording the two share: the
+    agent's entries name the new shared phrase, as a fresh start would."""
+    agent, pdf, tools = workspace / AGENT, workspace / PDF, workspace / PDF_TOOLS
+    for path in (agent, pdf, tools):
+        open_file(client, path)
+    old = '"extract text and tables from pdf files fill pdf forms and merge"'
+    new = '"text and tables from pdf files fill pdf forms and merge"'
+    await diagnostics_for(client, agent, lambda items: len(sk310(items)) == 2 and old in sk310(items)[0].message)
+    text = tools.read_text(encoding="utf-8")
+    reworded = text.replace("Extract text and tables", "Extract the text and tables")
+    assert reworded != text
+    change_document(client, tools, reworded, 2)
+    entries = sk310(await diagnostics_for(client, agent, lambda items: len(sk310(items)) == 2 and new in sk310(items)[0].message))
+    assert all(new in item.message and old not in item.message for item in entries)
+    change_document(client, tools, text, 3)
+    await diagnostics_for(client, agent, lambda items: len(sk310(items)) == 2 and old in sk310(items)[0].message)
